@@ -1,0 +1,94 @@
+# wavesmith: two commands on a fresh machine.
+#   make render   renders the bundled examples into out/
+#   make test     builds every tool the tests need into bin/ and runs every test
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+GO        ?= go
+BIN       := $(CURDIR)/bin
+OUT       := $(CURDIR)/out
+export PATH := $(BIN):$(PATH)
+
+KUSTOMIZE_VERSION ?= v5.8.2
+HELM_VERSION      ?= v3.22.0
+
+WAVESMITH := $(BIN)/wavesmith
+KUSTOMIZE := $(BIN)/kustomize
+HELM      := $(BIN)/helm
+
+# Test-time tool locations, read by the tests (they fail when a tool is missing).
+export WAVESMITH_BIN := $(WAVESMITH)
+export KUSTOMIZE_BIN := $(KUSTOMIZE)
+export HELM_BIN      := $(HELM)
+
+TEST_TOOLS := $(WAVESMITH) $(KUSTOMIZE) $(HELM)
+
+# Area fragments (mk/*.mk) may append to TEST_TOOLS and export variables.
+-include mk/*.mk
+
+GO_SOURCES := $(shell find . -name '*.go' -not -path './bin/*' -not -path './out/*' -not -path './hack/tools/*') go.mod go.sum
+
+.PHONY: help
+help: ## show the targets
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
+
+.PHONY: build
+build: $(WAVESMITH) ## build bin/wavesmith
+
+$(WAVESMITH): $(GO_SOURCES)
+	$(GO) build -trimpath -o $@ ./cmd/wavesmith
+
+$(KUSTOMIZE):
+	GOBIN=$(BIN) $(GO) install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
+
+$(HELM):
+	GOBIN=$(BIN) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+
+.PHONY: tools
+tools: $(WAVESMITH) $(KUSTOMIZE) $(HELM) ## build the tools the tests need into bin/
+
+.PHONY: render
+render: $(WAVESMITH) ## render the bundled examples into out/ (stream and GitOps tree)
+	@mkdir -p $(OUT)
+	$(WAVESMITH) render testdata/examples > $(OUT)/examples.yaml
+	$(WAVESMITH) render testdata/examples -o $(OUT)/tree
+	@echo "wrote $(OUT)/examples.yaml and $(OUT)/tree/"
+
+.PHONY: fmt-check
+fmt-check:
+	@files=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*')); \
+	if [ -n "$$files" ]; then echo "gofmt would change: $$files"; exit 1; fi
+
+.PHONY: vet
+vet:
+	$(GO) vet ./...
+
+.PHONY: test
+test: fmt-check vet $(TEST_TOOLS) ## gofmt, go vet and every test with -race
+	$(GO) test -race -count=1 ./...
+
+.PHONY: update-golden
+update-golden: ## regenerate golden files (read the diff before committing!)
+	$(GO) test ./generators/kaoto/ ./generators/kustomize/ ./generators/component/ ./render/ -run "Golden|EditorSchema" -update
+
+.PHONY: clean
+clean:
+	rm -rf $(OUT)
+
+
+BENCH_N    ?= 100,1000,10000
+BENCH_RUNS ?= 5
+
+.PHONY: bench
+bench: $(WAVESMITH) $(HELM) $(KUSTOMIZE) ## compare wavesmith with helm template and kustomize build on the same work (whole processes)
+	$(GO) test -run '^$$' -bench . -benchmem ./render/ ./generators/... ./manifest/
+	$(GO) run ./hack/bench -n $(BENCH_N) -runs $(BENCH_RUNS) -wavesmith $(WAVESMITH) -helm $(HELM) -kustomize $(KUSTOMIZE)
+
+IMAGE_VERSION ?= dev
+
+.PHONY: image
+image: ## build OCI image tarballs of wavesmith and wavesmith-status into out/images (no daemon needed)
+	@mkdir -p $(OUT)/images/bin
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(OUT)/images/bin/wavesmith ./cmd/wavesmith
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(OUT)/images/bin/wavesmith-status ./cmd/wavesmith-status
+	$(GO) run ./hack/image -version $(IMAGE_VERSION) -o $(OUT)/images

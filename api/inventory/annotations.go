@@ -1,0 +1,78 @@
+package inventory
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Prefix is the prefix of every native wavesmith annotation.
+const Prefix = "wavesmith.io/"
+
+// Native lifecycle annotations (the vocabulary of component-operator-runtime).
+const (
+	ApplyOrder      = Prefix + "apply-order"
+	DeleteOrder     = Prefix + "delete-order"
+	PurgeOrder      = Prefix + "purge-order"
+	AdoptionPolicy  = Prefix + "adoption-policy"
+	ReconcilePolicy = Prefix + "reconcile-policy"
+	UpdatePolicy    = Prefix + "update-policy"
+	DeletePolicy    = Prefix + "delete-policy"
+	StatusHint      = Prefix + "status-hint"
+)
+
+// Annotations written on the rendered copy of a spec.
+const (
+	// Inventory lists the spec's children, one Entry per line, sorted.
+	Inventory = Prefix + "inventory"
+	// RenderDigest is "sha256:<hex>" of the spec's rendered children.
+	RenderDigest = Prefix + "render-digest"
+	// SpecDigest is written on children whose reconcile-policy is
+	// on-object-or-component-change: it changes with the spec, so every
+	// engine re-applies the child when the spec changes.
+	SpecDigest = Prefix + "spec-digest"
+)
+
+// Policy values.
+const (
+	AdoptionNever     = "never"
+	AdoptionIfUnowned = "if-unowned"
+	AdoptionAlways    = "always"
+
+	ReconcileOnObjectChange            = "on-object-change"
+	ReconcileOnObjectOrComponentChange = "on-object-or-component-change"
+	ReconcileOnce                      = "once"
+
+	UpdateReplace     = "replace"
+	UpdateSSAMerge    = "ssa-merge"
+	UpdateSSAOverride = "ssa-override"
+	UpdateRecreate    = "recreate"
+
+	DeleteDelete         = "delete"
+	DeleteOrphan         = "orphan"
+	DeleteOrphanOnApply  = "orphan-on-apply"
+	DeleteOrphanOnDelete = "orphan-on-delete"
+)
+
+// Allowed lists the values each enumerated policy annotation accepts, the
+// first being the default.
+var Allowed = map[string][]string{
+	AdoptionPolicy:  {AdoptionIfUnowned, AdoptionNever, AdoptionAlways},
+	ReconcilePolicy: {ReconcileOnObjectChange, ReconcileOnObjectOrComponentChange, ReconcileOnce},
+	UpdatePolicy:    {UpdateSSAOverride, UpdateReplace, UpdateSSAMerge, UpdateRecreate},
+	DeletePolicy:    {DeleteDelete, DeleteOrphan, DeleteOrphanOnApply, DeleteOrphanOnDelete},
+}
+
+// Policies lists the enumerated policy annotations in a fixed order.
+var Policies = []string{AdoptionPolicy, ReconcilePolicy, UpdatePolicy, DeletePolicy}
+
+// Orders lists the integer order annotations in a fixed order.
+var Orders = []string{ApplyOrder, DeleteOrder, PurgeOrder}
+
+// ParseOrder parses an order annotation value: an integer in -32768..32767.
+func ParseOrder(v string) (int, error) {
+	n, err := strconv.ParseInt(v, 10, 16)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not an integer in -32768..32767", v)
+	}
+	return int(n), nil
+}

@@ -1,0 +1,129 @@
+package v1alpha1
+
+import (
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Component is one Helm chart or kustomization plus its parameters, rendered
+// offline into labelled manifests with waves and policies.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:path=components,shortName=wsc,categories={wavesmith}
+// +kubebuilder:printcolumn:name="State",type=string,JSONPath=`.status.state`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type Component struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ComponentSpec   `json:"spec"`
+	Status ComponentStatus `json:"status,omitempty"`
+}
+
+// ComponentSpec defines what to render and how its objects are applied.
+type ComponentSpec struct {
+	// Source is the chart or kustomization to render.
+	Source Source `json:"source"`
+	// Values are the parameters: Helm values, or the data of a templated
+	// kustomization. Free-form.
+	Values *apiextensionsv1.JSON `json:"values,omitempty"`
+	// ValuesFiles are merged in order, then Values on top. Paths are
+	// relative to the spec file and may not leave the repository root.
+	ValuesFiles []string `json:"valuesFiles,omitempty"`
+	// Namespace is the deployment namespace (default: the Component's).
+	Namespace string `json:"namespace,omitempty"`
+	// Name is the deployment name, the Helm release name (default: the Component's).
+	Name string `json:"name,omitempty"`
+	// Wave is the default apply-order of the Component's objects.
+	// +kubebuilder:validation:Minimum=-32768
+	// +kubebuilder:validation:Maximum=32767
+	Wave *int32 `json:"wave,omitempty"`
+	// Policies are the defaults for the Component's objects.
+	Policies *Policies `json:"policies,omitempty"`
+	// DependsOn lists Components that must be applied and ready first.
+	DependsOn []ComponentReference `json:"dependsOn,omitempty"`
+	// AdditionalManagedTypes are types whose instances are applied after
+	// the regular objects of their wave, as for CRDs of the Component.
+	AdditionalManagedTypes []TypeMatcher `json:"additionalManagedTypes,omitempty"`
+	// StatusHints are wavesmith.io/status-hint values per kind.
+	StatusHints []StatusHint `json:"statusHints,omitempty"`
+}
+
+// Source names exactly one of a chart and a kustomization.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.chart) != has(self.kustomization)",message="exactly one of chart and kustomization"
+type Source struct {
+	Chart         *PathSource `json:"chart,omitempty"`
+	Kustomization *PathSource `json:"kustomization,omitempty"`
+}
+
+// PathSource is a path relative to the spec file.
+type PathSource struct {
+	Path string `json:"path"`
+}
+
+// Policies are the default lifecycle policies of a Component's objects.
+// Each takes the values of the wavesmith.io/<name> annotation.
+type Policies struct {
+	// +kubebuilder:validation:Enum=never;if-unowned;always
+	Adoption string `json:"adoption,omitempty"`
+	// +kubebuilder:validation:Enum=replace;ssa-merge;ssa-override;recreate
+	Update string `json:"update,omitempty"`
+	// +kubebuilder:validation:Enum=delete;orphan;orphan-on-apply;orphan-on-delete
+	Delete string `json:"delete,omitempty"`
+	// +kubebuilder:validation:Enum=on-object-change;on-object-or-component-change;once
+	Reconcile string `json:"reconcile,omitempty"`
+}
+
+// ComponentReference names another Component; the namespace defaults to
+// the referring Component's.
+type ComponentReference struct {
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// TypeMatcher matches types by group and kind; "*" and "*.suffix" match.
+type TypeMatcher struct {
+	Group string `json:"group"`
+	Kind  string `json:"kind"`
+}
+
+// StatusHint sets the wavesmith.io/status-hint of objects of one kind.
+type StatusHint struct {
+	Group string `json:"group,omitempty"`
+	Kind  string `json:"kind"`
+	// Hint is a comma-separated list: has-observed-generation,
+	// has-ready-condition, conditions=A;B.
+	Hint string `json:"hint"`
+}
+
+// ComponentStatus is written by wavesmith-status only.
+type ComponentStatus struct {
+	ObservedGeneration int64              `json:"observedGeneration,omitempty"`
+	State              string             `json:"state,omitempty"`
+	Conditions         []metav1.Condition `json:"conditions,omitempty"`
+	Inventory          []InventoryItem    `json:"inventory,omitempty"`
+}
+
+// InventoryItem is the observed health of one child.
+type InventoryItem struct {
+	Group     string `json:"group,omitempty"`
+	Version   string `json:"version"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	// Status is the kstatus of the child: Current, InProgress, Failed,
+	// NotFound, or Unknown for what the controller may not read (Secrets).
+	Status string `json:"status"`
+}
+
+// ComponentList is a list of Component.
+//
+// +kubebuilder:object:root=true
+type ComponentList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Component `json:"items"`
+}

@@ -1,0 +1,357 @@
+package functions
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
+	"sigs.k8s.io/kustomize/kyaml/kio"
+	"sigs.k8s.io/kustomize/kyaml/kio/kioutil"
+	"sigs.k8s.io/kustomize/kyaml/yaml"
+
+	"github.com/wavesmith/wavesmith/api/inventory"
+	"github.com/wavesmith/wavesmith/api/v1alpha1"
+	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/render"
+)
+
+// Processor is the KRM function: it renders every spec in the
+// ResourceList, keeps the items the user wrote as they are (adding only
+// the inventory and digest annotations to specs), replaces the children a
+// previous run added (those its specs' inventories list), and appends the
+// new children with their own path and index.
+type Processor struct {
+	// Base options; the functionConfig overrides them.
+	Options render.Options
+}
+
+// Run reads a ResourceList from r and writes the result to w. The error
+// is non-nil when any result has severity error.
+func Run(ctx context.Context, r io.Reader, w io.Writer, base render.Options) error {
+	p := &Processor{Options: base}
+	return framework.Execute(framework.ResourceListProcessorFunc(func(rl *framework.ResourceList) error {
+		return p.Process(ctx, rl)
+	}), &kio.ByteReadWriter{Reader: r, Writer: w, KeepReaderAnnotations: true})
+}
+
+// Process implements the function on one ResourceList.
+func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) error {
+	opts, err := p.options(rl.FunctionConfig)
+	if err != nil {
+		rl.Results = append(rl.Results, &framework.Result{Severity: framework.Error, Message: "functionConfig: " + err.Error()})
+		return rl.Results
+	}
+	opts.KeepInputs = true
+	if spec := specConfig(rl.FunctionConfig, opts); spec != nil {
+		// kustomize generator mode: the functionConfig is the spec itself,
+		// and may also be among the items, marked as local configuration.
+		items := rl.Items[:0]
+		for _, it := range rl.Items {
+			if itemKey(it) != itemKey(spec) || it.GetAnnotations()["config.kubernetes.io/local-config"] != "true" {
+				items = append(items, it)
+			}
+		}
+		rl.Items = append(items, spec)
+	}
+
+	previous := previousChildren(rl.Items)
+	var kept []*yaml.RNode
+	var objs []*manifest.Object
+	for _, item := range rl.Items {
+		if previous[itemKey(item)] {
+			continue
+		}
+		kept = append(kept, item)
+		obj, err := toObject(item)
+		if err != nil {
+			rl.Results = append(rl.Results, errorResult(err))
+			continue
+		}
+		objs = append(objs, obj)
+	}
+	if len(rl.Results) > 0 {
+		return rl.Results
+	}
+	res, err := render.Render(ctx, render.WithoutComponentSources(objs), opts)
+	if err != nil {
+		for _, e := range flatten(err) {
+			rl.Results = append(rl.Results, errorResult(e))
+		}
+		return rl.Results
+	}
+	for _, w := range res.Warnings {
+		rl.Results = append(rl.Results, warningResult(w))
+	}
+
+	// Specs keep what the user wrote; only the inventory annotations change.
+	specs := map[manifest.Key]*manifest.Object{}
+	for _, s := range res.Specs {
+		specs[s.Object.Key()] = s.Object
+	}
+	for _, item := range kept {
+		s, ok := specs[itemKey(item)]
+		if !ok {
+			continue
+		}
+		for _, a := range []string{inventory.Inventory, inventory.RenderDigest} {
+			v, _ := s.Annotation(a)
+			if err := item.PipeE(yaml.SetAnnotation(a, v)); err != nil {
+				return fmt.Errorf("set %s on %s: %w", a, s.Key(), err)
+			}
+		}
+	}
+	paths := res.Paths()
+	out := kept
+	for i, it := range res.Items {
+		if it.Role != render.Child {
+			continue
+		}
+		n, err := yaml.Parse(string(it.YAML))
+		if err != nil {
+			return fmt.Errorf("%s: re-reading rendered object: %w", it.Object.Key(), err)
+		}
+		for _, a := range [][2]string{
+			{kioutil.PathAnnotation, paths[i]}, {kioutil.IndexAnnotation, "0"},
+			{kioutil.LegacyPathAnnotation, paths[i]}, {kioutil.LegacyIndexAnnotation, "0"},
+		} {
+			if err := n.PipeE(yaml.SetAnnotation(a[0], a[1])); err != nil {
+				return err
+			}
+		}
+		out = append(out, n)
+	}
+	rl.Items = out
+	if len(rl.Results) > 0 && rl.Results.ExitCode() != 0 {
+		return rl.Results
+	}
+	return nil
+}
+
+// options merges the functionConfig (a RenderConfig, or a ConfigMap with
+// the same keys flattened) into the base options.
+func (p *Processor) options(fc *yaml.RNode) (render.Options, error) {
+	base := p.Options
+	if fc == nil || fc.IsNilOrEmpty() || specConfig(fc, base) != nil {
+		return base, nil
+	}
+	var cfg v1alpha1.RenderConfigSpec
+	switch fc.GetKind() {
+	case v1alpha1.RenderConfigKind:
+		spec := fc.Field("spec")
+		if spec != nil {
+			if err := decodeStrict(spec.Value, &cfg); err != nil {
+				return base, fmt.Errorf("%s %s: spec: %w", fc.GetKind(), fc.GetName(), err)
+			}
+		}
+	case "ConfigMap":
+		c, err := configFromData(fc.GetDataMap())
+		if err != nil {
+			return base, fmt.Errorf("ConfigMap %s: %w", fc.GetName(), err)
+		}
+		cfg = c
+	default:
+		return base, fmt.Errorf("%w: kind %s: want %s or ConfigMap", render.ErrOptions, fc.GetKind(), v1alpha1.RenderConfigKind)
+	}
+	o, err := render.OptionsFromConfig(cfg)
+	if err != nil {
+		return base, err
+	}
+	if cfg.Platform == "" && len(cfg.APIVersions) == 0 {
+		o.Platform = base.Platform
+	}
+	if cfg.Dialects == nil {
+		o.Dialects = base.Dialects
+	}
+	if o.Namespace == "" {
+		o.Namespace = base.Namespace
+	}
+	for k, v := range base.Defaults {
+		if _, set := o.Defaults[k]; !set {
+			o.Defaults[k] = v
+		}
+	}
+	o.Root, o.Generators, o.PartOf = base.Root, base.Generators, base.PartOf
+	if o.KubeVersion == "" {
+		o.KubeVersion = base.KubeVersion
+	}
+	return o, nil
+}
+
+func decodeStrict(n *yaml.RNode, into *v1alpha1.RenderConfigSpec) error {
+	b, err := n.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	return render.DecodeStrictJSON(b, into)
+}
+
+// configFromData reads the ConfigMap form: platform, namespace, wave,
+// adoptionPolicy, updatePolicy, deletePolicy, reconcilePolicy, dialects,
+// kubeVersion, apiVersions (the lists comma-separated).
+func configFromData(data map[string]string) (v1alpha1.RenderConfigSpec, error) {
+	var c v1alpha1.RenderConfigSpec
+	pol := &v1alpha1.Policies{}
+	keys := make([]string, 0, len(data))
+	for k := range data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := data[k]
+		switch k {
+		case "platform":
+			c.Platform = v
+		case "namespace":
+			c.Namespace = v
+		case "wave":
+			n, err := inventory.ParseOrder(v)
+			if err != nil {
+				return c, fmt.Errorf("%w: data.wave: %v", render.ErrOptions, err)
+			}
+			w := int32(n)
+			c.Wave = &w
+		case "adoptionPolicy":
+			pol.Adoption = v
+		case "updatePolicy":
+			pol.Update = v
+		case "deletePolicy":
+			pol.Delete = v
+		case "reconcilePolicy":
+			pol.Reconcile = v
+		case "dialects":
+			c.Dialects = []string{v}
+		case "kubeVersion":
+			c.KubeVersion = v
+		case "apiVersions":
+			c.APIVersions = render.SplitList(v)
+		default:
+			return c, fmt.Errorf("%w: data.%s: unknown key (known: platform, namespace, wave, adoptionPolicy, updatePolicy, deletePolicy, reconcilePolicy, dialects, kubeVersion, apiVersions)", render.ErrOptions, k)
+		}
+	}
+	if *pol != (v1alpha1.Policies{}) {
+		c.Policies = pol
+	}
+	return c, nil
+}
+
+// specConfig returns a copy of the functionConfig when it is itself a spec
+// (kustomize runs a generator with only its config as input), without the
+// annotations that mark it as function configuration.
+func specConfig(fc *yaml.RNode, opts render.Options) *yaml.RNode {
+	if fc == nil || fc.IsNilOrEmpty() {
+		return nil
+	}
+	gens := opts.Generators
+	if gens == nil {
+		gens = render.DefaultGenerators()
+	}
+	g, _ := manifest.SplitAPIVersion(fc.GetApiVersion())
+	if _, ok := gens[g+"/"+fc.GetKind()]; !ok {
+		return nil
+	}
+	spec := fc.Copy()
+	for _, a := range []string{"config.kubernetes.io/local-config", "config.kubernetes.io/function", "config.k8s.io/function"} {
+		_ = spec.PipeE(yaml.ClearAnnotation(a))
+	}
+	return spec
+}
+
+// previousChildren returns the keys of items that the specs' inventories
+// list: a previous run added them, this run replaces them.
+func previousChildren(items []*yaml.RNode) map[manifest.Key]bool {
+	prev := map[manifest.Key]bool{}
+	for _, it := range items {
+		v, ok := it.GetAnnotations()[inventory.Inventory]
+		if !ok {
+			continue
+		}
+		entries, err := inventory.Parse(v)
+		if err != nil {
+			continue // rendering will rewrite it
+		}
+		for _, e := range entries {
+			prev[manifest.Key{Group: e.Group, Kind: e.Kind, Namespace: e.Namespace, Name: e.Name}] = true
+		}
+	}
+	return prev
+}
+
+func itemKey(n *yaml.RNode) manifest.Key {
+	g, _ := manifest.SplitAPIVersion(n.GetApiVersion())
+	return manifest.Key{Group: g, Kind: n.GetKind(), Namespace: n.GetNamespace(), Name: n.GetName()}
+}
+
+// toObject converts an item, naming it by its path and index.
+func toObject(n *yaml.RNode) (*manifest.Object, error) {
+	a := n.GetAnnotations()
+	file := a[kioutil.PathAnnotation]
+	if file == "" {
+		file = a[kioutil.LegacyPathAnnotation]
+	}
+	s, err := n.String()
+	if err != nil {
+		return nil, err
+	}
+	objs, err := manifest.Decode(file, []byte(s))
+	if err != nil {
+		return nil, err
+	}
+	if len(objs) != 1 {
+		return nil, &manifest.Error{File: file, Err: fmt.Errorf("%w: item holds %d objects", manifest.ErrNotObject, len(objs))}
+	}
+	o := objs[0]
+	if idx, err := strconv.Atoi(a[kioutil.IndexAnnotation]); err == nil {
+		o.Source.Index = idx
+	}
+	o.Source.Line = 0 // lines are relative to the item, not the file
+	return o, nil
+}
+
+func flatten(err error) []error {
+	var es manifest.Errors
+	if errors.As(err, &es) {
+		return es
+	}
+	return []error{err}
+}
+
+func errorResult(err error) *framework.Result {
+	r := &framework.Result{Severity: framework.Error, Message: err.Error()}
+	var me *manifest.Error
+	if errors.As(err, &me) {
+		r.Message = me.Err.Error()
+		setLocation(r, me.File, me.Field, me.Ref)
+	}
+	return r
+}
+
+func warningResult(w manifest.Warning) *framework.Result {
+	r := &framework.Result{Severity: framework.Warning, Message: w.Message}
+	setLocation(r, w.File, w.Field, w.Ref)
+	if r.ResourceRef == nil && w.Object != "" {
+		r.Message = w.Object + ": " + r.Message
+	}
+	return r
+}
+
+func setLocation(r *framework.Result, file, field string, ref *manifest.Ref) {
+	if file != "" {
+		r.File = &framework.File{Path: file}
+	}
+	if ref != nil && ref.Kind != "" && ref.Name != "" {
+		r.ResourceRef = &yaml.ResourceIdentifier{
+			TypeMeta: yaml.TypeMeta{APIVersion: ref.APIVersion, Kind: ref.Kind},
+			NameMeta: yaml.NameMeta{Name: ref.Name, Namespace: ref.Namespace},
+		}
+		if field != "" {
+			r.Field = &framework.Field{Path: field}
+		}
+	} else if field != "" {
+		r.Message = strings.TrimSpace(field + ": " + r.Message)
+	}
+}

@@ -1,0 +1,218 @@
+package helm
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wavesmith/wavesmith/api/inventory"
+	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/generators/component"
+	"github.com/wavesmith/wavesmith/manifest"
+)
+
+var root, _ = filepath.Abs(filepath.Join("..", ".."))
+
+// spec returns a Component read from <root>/testdata/components.yaml (the
+// file need not exist: relative paths resolve from its folder).
+func spec(t testing.TB, s map[string]any) *manifest.Object {
+	t.Helper()
+	o := manifest.New(map[string]any{"apiVersion": "wavesmith.io/v1alpha1", "kind": "Component",
+		"metadata": map[string]any{"name": "rel", "namespace": "apps"}, "spec": s})
+	o.Source.File = filepath.Join(root, "testdata", "components.yaml")
+	return o
+}
+
+func generate(t testing.TB, s map[string]any) (generators.Result, error) {
+	t.Helper()
+	return Generator{}.Generate(context.Background(), spec(t, s), generators.Options{Root: root})
+}
+
+func helmBin(t *testing.T) string {
+	t.Helper()
+	p := os.Getenv("HELM_BIN")
+	if p == "" {
+		p = filepath.Join(root, "bin", "helm")
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("helm not found at %s (%v): run 'make test', which builds it into bin/", p, err)
+	}
+	return p
+}
+
+// withoutAdditions removes what wavesmith adds to a chart's objects: its
+// own and Argo CD's annotations, and the namespace it gives objects that
+// helm template leaves without one.
+func withoutAdditions(objs []*manifest.Object) map[string]any {
+	out := map[string]any{}
+	for _, o := range objs {
+		for k := range o.Annotations() {
+			if strings.HasPrefix(k, inventory.Prefix) || strings.HasPrefix(k, "argocd.argoproj.io/") {
+				o.DeleteAnnotation(k)
+			}
+		}
+		meta := o.Map["metadata"].(map[string]any)
+		delete(meta, "namespace")
+		out[o.Key().String()] = o.Map
+	}
+	return out
+}
+
+// TestEqualsHelmTemplate compares the generator with the real helm CLI
+// (same version as the SDK) on every test chart.
+func TestEqualsHelmTemplate(t *testing.T) {
+	helm := helmBin(t)
+	charts, _ := filepath.Glob(filepath.Join(root, "testdata", "charts", "*"))
+	if len(charts) < 4 {
+		t.Fatalf("want at least 4 test charts, found %d", len(charts))
+	}
+	for _, dir := range charts {
+		name := filepath.Base(dir)
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(helm, "template", "rel", dir, "-n", "apps", "--include-crds", "--skip-tests", "--kube-version", "v1.33.0")
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("helm template: %v\n%s", err, out)
+			}
+			want, err := manifest.Decode("helm", out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Generator{}.Generate(context.Background(), spec(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/" + name}}}),
+				generators.Options{Root: root, KubeVersion: "v1.33.0"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Objects) == 0 {
+				t.Fatal("no objects")
+			}
+			if diff := cmp.Diff(withoutAdditions(want), withoutAdditions(res.Objects)); diff != "" {
+				t.Errorf("-helm template +wavesmith:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestHooksAndCRDs(t *testing.T) {
+	res, err := generate(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/operator"}}, "wave": int64(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ Apply, Purge, Reconcile, Update, Delete, ArgoHook, Namespace string }
+	got := map[string]row{}
+	for _, o := range res.Objects {
+		a := func(k string) string { v, _ := o.Annotation(k); return v }
+		got[o.Key().String()] = row{a(inventory.ApplyOrder), a(inventory.PurgeOrder), a(inventory.ReconcilePolicy), a(inventory.UpdatePolicy), a(inventory.DeletePolicy), a(argoHook), o.Namespace()}
+	}
+	want := map[string]row{
+		// crds/: the earliest wave of the Component, never deleted
+		"CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com": {Apply: "-104", Delete: "orphan"},
+		// pre-install, weight -5, hook-succeeded: before everything, purged after wave 1
+		"Job.batch/apps/rel-migrate": {Apply: "-104", Purge: "1", Reconcile: "once", ArgoHook: "PreSync", Namespace: "apps"},
+		// post-install, default delete policy before-hook-creation: recreated
+		"Job.batch/apps/rel-smoke": {Apply: "103", Reconcile: "once", Update: "recreate", ArgoHook: "PostSync", Namespace: "apps"},
+		// resource-policy keep: orphaned
+		"Widget.example.com/apps/first":                      {Delete: "orphan", Namespace: "apps"},
+		"Deployment.apps/apps/rel-operator":                  {Namespace: "apps"},
+		"ServiceAccount/apps/rel-operator":                   {Namespace: "apps"},
+		"ClusterRole.rbac.authorization.k8s.io/rel-operator": {},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+	if res.Defaults[inventory.ApplyOrder] != "2" {
+		t.Errorf("spec.wave must become the default apply-order: %v", res.Defaults)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "does not run on install") {
+		t.Errorf("the test hook is left out with a warning: %v", res.Warnings)
+	}
+}
+
+func TestValuesAndCapabilities(t *testing.T) {
+	res, err := Generator{}.Generate(context.Background(), spec(t, map[string]any{
+		"source":      map[string]any{"chart": map[string]any{"path": "charts/webapp"}},
+		"valuesFiles": []any{"values/webapp-prod.yaml"},
+		"values":      map[string]any{"image": map[string]any{"tag": "9.9.9"}},
+		"name":        "shop", "namespace": "prod",
+	}), generators.Options{Root: root, KubeVersion: "v1.20.0", APIVersions: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byKind := map[string]*manifest.Object{}
+	for _, o := range res.Objects {
+		byKind[o.Kind()] = o
+		if o.Namespace() != "prod" {
+			t.Errorf("%s in namespace %q, want the placement namespace prod", o.Key(), o.Namespace())
+		}
+	}
+	dep := byKind["Deployment"]
+	if dep == nil || dep.Name() != "shop-webapp" {
+		t.Fatalf("release name = placement name: %v", dep)
+	}
+	img := dep.Map["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["image"]
+	if img != "nginx:9.9.9" {
+		t.Errorf("spec.values over values files over chart values: image %v", img)
+	}
+	if _, ok := byKind["Ingress"]; ok {
+		t.Errorf("the values file disables the Ingress")
+	}
+}
+
+func TestErrors(t *testing.T) {
+	src := func(p string) map[string]any {
+		return map[string]any{"source": map[string]any{"chart": map[string]any{"path": p}}}
+	}
+	cases := map[string]struct {
+		reason string
+		spec   map[string]any
+		want   error
+		text   []string
+	}{
+		"MissingChart": {"a chart that does not exist", src("charts/nope"), manifest.ErrInvalid, []string{"spec.source.chart.path", "does not exist"}},
+		"OutsideRoot":  {"a chart path leaving the root", src("../../../etc"), component.ErrOutsideRoot, []string{"spec.source.chart.path"}},
+		"BrokenTemplate": {"a template that fails names the template file and line",
+			src("bad-charts/broken"), ErrChart, []string{"broken/templates/cm.yaml:4"}},
+		"Schema": {"values failing the schema name the field",
+			map[string]any{"source": src("charts/schema")["source"], "values": map[string]any{"database": map[string]any{"port": "x"}}}, ErrChart, []string{"/database/port", "spec.values"}},
+		"InvalidYAML":      {"a chart rendering invalid YAML", src("bad-charts/invalid-yaml"), ErrChart, []string{"YAML parse error", "invalid-yaml/templates/cm.yaml"}},
+		"NativeAnnotation": {"a chart setting wavesmith.io annotations", src("bad-charts/native"), manifest.ErrInvalid, []string{"wavesmith.io/apply-order", "native/templates/cm.yaml"}},
+		"PreDelete":        {"a pre-delete hook", src("bad-charts/pre-delete"), ErrHook, []string{"pre-delete"}},
+		"ValuesOutside": {"a values file outside the root",
+			map[string]any{"source": src("charts/webapp")["source"], "valuesFiles": []any{"../../../../etc/passwd"}}, component.ErrOutsideRoot, []string{"spec.valuesFiles[0]"}},
+		"UnknownField": {"unknown spec fields", map[string]any{"source": src("charts/webapp")["source"], "valuez": map[string]any{}}, manifest.ErrInvalid, []string{"spec.valuez"}},
+		"TwoSources":   {"both sources", map[string]any{"source": map[string]any{"chart": map[string]any{"path": "a"}, "kustomization": map[string]any{"path": "b"}}}, manifest.ErrInvalid, []string{"exactly one"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := generate(t, tc.spec)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("%s: want %v, got %v", tc.reason, tc.want, err)
+			}
+			var me *manifest.Error
+			if !errors.As(err, &me) {
+				t.Fatalf("%s: want a *manifest.Error, got %T", tc.reason, err)
+			}
+			for _, s := range tc.text {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("%s: %q lacks %q", tc.reason, err, s)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkGenerateWebapp(b *testing.B) {
+	s := spec(b, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/webapp"}}})
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := (Generator{}).Generate(context.Background(), s, generators.Options{Root: root}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

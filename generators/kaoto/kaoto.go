@@ -1,0 +1,150 @@
+package kaoto
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/wavesmith/wavesmith/api/designer/v1alpha1"
+	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/manifest"
+)
+
+// DefaultImage is the designer image when spec.image is empty, as in the
+// operator's source.
+const DefaultImage = "quay.io/kaotoio/kaoto-app:stable"
+
+// Values the operator hard-codes.
+const (
+	appName       = "kaoto"
+	componentName = "designer"
+	managedBy     = "kaoto-operator"
+	portName      = "http"
+	port          = int64(8080)
+	pathSuffix    = "(/|$)(.*)"
+)
+
+// Generator renders Kaoto specs. The zero value uses DefaultImage.
+type Generator struct {
+	// DefaultImage overrides the image used when spec.image is empty.
+	DefaultImage string
+}
+
+// step adds one child, in the spirit of the operator's actions.
+type step func(k *v1alpha1.Kaoto, g *Generator) *manifest.Object
+
+var (
+	kubernetesSteps = []step{service, ingress, deployment}
+	openshiftSteps  = []step{service, route, deployment}
+)
+
+// Generate implements generators.Generator.
+func (g *Generator) Generate(_ context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
+	k, err := Decode(spec)
+	if err != nil {
+		return generators.Result{}, err
+	}
+	steps := kubernetesSteps
+	if opts.Platform == generators.OpenShift {
+		steps = openshiftSteps
+	}
+	objs := make([]*manifest.Object, 0, len(steps))
+	for _, s := range steps {
+		if o := s(k, g); o != nil {
+			o.Source = spec.Source
+			objs = append(objs, o)
+		}
+	}
+	return generators.Result{Objects: objs, SpecLabels: map[string]string{
+		"app.kubernetes.io/name":      appName,
+		"app.kubernetes.io/component": componentName,
+		"app.kubernetes.io/part-of":   appName,
+	}}, nil
+}
+
+// Decode reads a Kaoto strictly: metadata.name is required, spec may hold
+// only image and ingress{host,path}, all strings. Errors name the field.
+func Decode(spec *manifest.Object) (*v1alpha1.Kaoto, error) {
+	k := &v1alpha1.Kaoto{}
+	k.Name, k.Namespace = spec.Name(), spec.Namespace()
+	if k.Name == "" {
+		return nil, spec.FieldError("metadata.name", fmt.Errorf("%w: a Kaoto needs a name", manifest.ErrInvalid))
+	}
+	raw, present := spec.Map["spec"]
+	if !present || raw == nil {
+		return k, nil
+	}
+	m, ok := raw.(map[string]any)
+	if !ok {
+		return nil, spec.FieldError("spec", wrongType("a mapping", raw))
+	}
+	for key, v := range m {
+		path := "spec." + key
+		switch key {
+		case "image":
+			s, err := str(spec, path, v)
+			if err != nil {
+				return nil, err
+			}
+			k.Spec.Image = s
+		case "ingress":
+			if v == nil {
+				continue
+			}
+			im, ok := v.(map[string]any)
+			if !ok {
+				return nil, spec.FieldError(path, wrongType("a mapping", v))
+			}
+			k.Spec.Ingress = &v1alpha1.IngressSpec{}
+			for ik, iv := range im {
+				ipath := path + "." + ik
+				s, err := str(spec, ipath, iv)
+				if err != nil {
+					return nil, err
+				}
+				switch ik {
+				case "host":
+					k.Spec.Ingress.Host = s
+				case "path":
+					k.Spec.Ingress.Path = s
+				default:
+					return nil, spec.FieldError(ipath, unknownField(ik, "host, path"))
+				}
+			}
+		default:
+			return nil, spec.FieldError(path, unknownField(key, "image, ingress"))
+		}
+	}
+	return k, nil
+}
+
+func str(spec *manifest.Object, path string, v any) (string, error) {
+	s, ok := v.(string)
+	if !ok && v != nil {
+		return "", spec.FieldError(path, wrongType("a string", v))
+	}
+	return s, nil
+}
+
+func wrongType(want string, v any) error {
+	return fmt.Errorf("%w: want %s, got %s", manifest.ErrInvalid, want, describe(v))
+}
+
+func unknownField(name, known string) error {
+	return fmt.Errorf("%w: unknown field %q (known: %s)", manifest.ErrInvalid, name, known)
+}
+
+func describe(v any) string {
+	switch t := v.(type) {
+	case string:
+		return fmt.Sprintf("the string %q", t)
+	case bool:
+		return fmt.Sprintf("the boolean %v", t)
+	case int64, float64:
+		return fmt.Sprintf("the number %v", t)
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	}
+	return fmt.Sprintf("%T", v)
+}

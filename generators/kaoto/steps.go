@@ -1,0 +1,190 @@
+package kaoto
+
+import (
+	"strings"
+
+	"github.com/wavesmith/wavesmith/api/designer/v1alpha1"
+	"github.com/wavesmith/wavesmith/manifest"
+)
+
+// labels are the five labels the operator sets on every child and on the
+// Deployment's selector and pod template.
+func labels(name string) map[string]any {
+	return map[string]any{
+		"app.kubernetes.io/component":  componentName,
+		"app.kubernetes.io/instance":   name,
+		"app.kubernetes.io/managed-by": managedBy,
+		"app.kubernetes.io/name":       appName,
+		"app.kubernetes.io/part-of":    appName,
+	}
+}
+
+func metadata(k *v1alpha1.Kaoto) map[string]any {
+	m := map[string]any{"name": k.Name, "labels": labels(k.Name)}
+	if k.Namespace != "" {
+		m["namespace"] = k.Namespace
+	}
+	return m
+}
+
+// service is the operator's expose-service action.
+func service(k *v1alpha1.Kaoto, _ *Generator) *manifest.Object {
+	return manifest.New(map[string]any{
+		"apiVersion": "v1",
+		"kind":       "Service",
+		"metadata":   metadata(k),
+		"spec": map[string]any{
+			"ports": []any{map[string]any{
+				"name": portName, "port": port, "protocol": "TCP", "targetPort": portName,
+			}},
+			"publishNotReadyAddresses": true,
+			"selector": map[string]any{
+				"app.kubernetes.io/instance": k.Name,
+				"app.kubernetes.io/name":     appName,
+			},
+			"sessionAffinity": "None",
+		},
+	})
+}
+
+// IngressPath is the operator's path algorithm: "/<name>" by default, the
+// spec's path when given, with the regex suffix the nginx rewrite needs
+// appended unless already there.
+func IngressPath(k *v1alpha1.Kaoto) string {
+	p := "/" + k.Name + pathSuffix
+	if k.Spec.Ingress != nil && k.Spec.Ingress.Path != "" {
+		p = k.Spec.Ingress.Path
+	}
+	if !strings.HasSuffix(p, pathSuffix) {
+		p += pathSuffix
+	}
+	return p
+}
+
+// ingress is the operator's expose-ingress action (Kubernetes).
+func ingress(k *v1alpha1.Kaoto, _ *Generator) *manifest.Object {
+	if k.Spec.Ingress == nil {
+		return nil
+	}
+	meta := metadata(k)
+	meta["annotations"] = map[string]any{
+		"nginx.ingress.kubernetes.io/rewrite-target": "/$2",
+		"nginx.ingress.kubernetes.io/use-regex":      "true",
+	}
+	return manifest.New(map[string]any{
+		"apiVersion": "networking.k8s.io/v1",
+		"kind":       "Ingress",
+		"metadata":   meta,
+		"spec": map[string]any{
+			"rules": []any{map[string]any{
+				"host": k.Spec.Ingress.Host,
+				"http": map[string]any{
+					"paths": []any{map[string]any{
+						"backend": map[string]any{
+							"service": map[string]any{
+								"name": k.Name,
+								"port": map[string]any{"name": portName},
+							},
+						},
+						"path":     IngressPath(k),
+						"pathType": "ImplementationSpecific",
+					}},
+				},
+			}},
+		},
+	})
+}
+
+// route is the operator's expose-route action (OpenShift).
+func route(k *v1alpha1.Kaoto, _ *Generator) *manifest.Object {
+	if k.Spec.Ingress == nil {
+		return nil
+	}
+	meta := metadata(k)
+	path := "/"
+	if p := k.Spec.Ingress.Path; p != "" {
+		path = p
+		meta["annotations"] = map[string]any{"haproxy.router.openshift.io/rewrite-target": "/"}
+	}
+	return manifest.New(map[string]any{
+		"apiVersion": "route.openshift.io/v1",
+		"kind":       "Route",
+		"metadata":   meta,
+		"spec": map[string]any{
+			"host": k.Spec.Ingress.Host,
+			"path": path,
+			"port": map[string]any{"targetPort": port},
+			"tls": map[string]any{
+				"insecureEdgeTerminationPolicy": "Redirect",
+				"termination":                   "edge",
+			},
+			"to": map[string]any{"kind": "Service", "name": k.Name},
+		},
+	})
+}
+
+func probe() map[string]any {
+	return map[string]any{
+		"failureThreshold":    int64(10),
+		"httpGet":             map[string]any{"path": "/", "port": port, "scheme": "HTTP"},
+		"initialDelaySeconds": int64(5),
+		"periodSeconds":       int64(10),
+		"successThreshold":    int64(1),
+		"timeoutSeconds":      int64(10),
+	}
+}
+
+func runtimeDefault() map[string]any {
+	return map[string]any{"type": "RuntimeDefault"}
+}
+
+// deployment is the operator's deploy action.
+func deployment(k *v1alpha1.Kaoto, g *Generator) *manifest.Object {
+	image := k.Spec.Image
+	if image == "" {
+		image = g.DefaultImage
+	}
+	if image == "" {
+		image = DefaultImage
+	}
+	return manifest.New(map[string]any{
+		"apiVersion": "apps/v1",
+		"kind":       "Deployment",
+		"metadata":   metadata(k),
+		"spec": map[string]any{
+			"replicas": int64(1),
+			"selector": map[string]any{"matchLabels": labels(k.Name)},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": labels(k.Name)},
+				"spec": map[string]any{
+					"containers": []any{map[string]any{
+						"env": []any{map[string]any{
+							"name":      "NAMESPACE",
+							"valueFrom": map[string]any{"fieldRef": map[string]any{"fieldPath": "metadata.namespace"}},
+						}},
+						"image":           image,
+						"imagePullPolicy": "Always",
+						"livenessProbe":   probe(),
+						"name":            appName,
+						"ports": []any{map[string]any{
+							"containerPort": port, "name": portName, "protocol": "TCP",
+						}},
+						"readinessProbe": probe(),
+						"resources": map[string]any{
+							"requests": map[string]any{"cpu": "500m", "memory": "600Mi"},
+						},
+						"securityContext": map[string]any{
+							"allowPrivilegeEscalation": false,
+							"runAsNonRoot":             true,
+							"seccompProfile":           runtimeDefault(),
+						},
+					}},
+					"securityContext": map[string]any{
+						"runAsNonRoot":   true,
+						"seccompProfile": runtimeDefault(),
+					},
+				},
+			},
+		},
+	})
+}

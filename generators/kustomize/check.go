@@ -1,0 +1,411 @@
+package kustomize
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+	"sigs.k8s.io/kustomize/api/konfig"
+	"sigs.k8s.io/kustomize/api/types"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+// KRM function annotations: a plugin configuration carrying one runs an
+// executable or a container.
+var functionAnnotations = []string{"config.kubernetes.io/function", "config.k8s.io/function"}
+
+// ensureKustomization gives a folder without a kustomization one listing
+// every *.yaml and *.yml file below it, sorted, except hidden files and
+// kustomization files of subfolders. It returns false when there is
+// nothing to list.
+func (j *job) ensureKustomization(f *folder) bool {
+	if kustomizationFile(f, ".") != "" {
+		return true
+	}
+	var res []string
+	for p := range f.files {
+		base := path.Base(p)
+		ext := path.Ext(p)
+		if strings.HasPrefix(base, ".") || (ext != ".yaml" && ext != ".yml") || isKustomizationName(base) {
+			continue
+		}
+		res = append(res, p)
+	}
+	if len(res) == 0 {
+		return false
+	}
+	sort.Strings(res)
+	b, _ := sigsyaml.Marshal(map[string]any{"apiVersion": types.KustomizationVersion, "kind": types.KustomizationKind, "resources": res})
+	f.files[konfig.DefaultKustomizationFileName()] = b
+	return true
+}
+
+func isKustomizationName(base string) bool {
+	for _, n := range konfig.RecognizedKustomizationFileNames() {
+		if base == n {
+			return true
+		}
+	}
+	return false
+}
+
+// kustomizationFile returns the kustomization file of dir ("" if none).
+func kustomizationFile(f *folder, dir string) string {
+	for _, n := range konfig.RecognizedKustomizationFileNames() {
+		if p := path.Join(dir, n); f.files[p] != nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// check walks the kustomizations from the top one and refuses, before
+// kustomize reads anything, what cannot run offline and inside the
+// folder: remote references of any form (kustomize would clone or
+// download them), absolute paths and paths leaving the folder, files
+// outside their kustomization's folder (kustomize's RootOnly load
+// restriction), helmCharts, and generator, transformer and validator
+// configurations that are not builtin plugins (exec, Go and container
+// plugins, KRM functions).
+func (j *job) check(f *folder) error {
+	dirs := map[string]bool{".": true}
+	for p := range f.files {
+		for d := path.Dir(p); d != "." && !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	c := &checker{j: j, f: f, dirs: dirs, seen: map[string]bool{}}
+	return c.kustomization(".", false)
+}
+
+type checker struct {
+	j    *job
+	f    *folder
+	dirs map[string]bool
+	seen map[string]bool
+}
+
+// target kinds a reference may name.
+const (
+	fileRef = 1 << iota
+	dirRef
+)
+
+// kustomization checks the kustomization of dir. plugins is set when the
+// resources it lists are plugin configurations (it is listed under
+// generators, transformers or validators).
+func (c *checker) kustomization(dir string, plugins bool) error {
+	key := dir + "\x00" + strconv.FormatBool(plugins)
+	if c.seen[key] {
+		return nil
+	}
+	c.seen[key] = true
+	file := kustomizationFile(c.f, dir)
+	if file == "" {
+		return c.j.refuse(dir, 0, "", "no kustomization file (%s) in this folder", strings.Join(konfig.RecognizedKustomizationFileNames(), ", "))
+	}
+	src := c.f.files[file]
+	var k types.Kustomization
+	if err := k.Unmarshal(src); err != nil {
+		return c.j.refuse(c.f.source(file), 0, "", "%v", err)
+	}
+	var doc yaml.Node
+	_ = yaml.Unmarshal(src, &doc) // only for line numbers; k parsed
+	ck := &kustCheck{checker: c, dir: dir, file: file, doc: &doc, plugins: plugins}
+	return ck.run(&k)
+}
+
+// kustCheck checks one kustomization file.
+type kustCheck struct {
+	*checker
+	dir, file string
+	doc       *yaml.Node
+	plugins   bool
+}
+
+func (k *kustCheck) run(kust *types.Kustomization) error {
+	if w := kust.CheckDeprecatedFields(); w != nil {
+		for _, m := range *w {
+			k.j.warn(k.f.source(k.file), "", m)
+		}
+	}
+	switch {
+	case len(kust.HelmCharts) > 0:
+		return k.fail(field{"helmCharts"}, "helmCharts needs the helm binary (an exec plugin); render the chart with a chart Component instead")
+	case kust.HelmGlobals != nil:
+		return k.fail(field{"helmGlobals"}, "helmGlobals needs the helm binary (an exec plugin); render the chart with a chart Component instead")
+	case len(kust.HelmChartInflationGenerator) > 0:
+		return k.fail(field{"helmChartInflationGenerator"}, "helmChartInflationGenerator needs the helm binary (an exec plugin); render the chart with a chart Component instead")
+	}
+	for i, r := range kust.Resources {
+		if err := k.resource(field{"resources", i}, r, fileRef|dirRef); err != nil {
+			return err
+		}
+	}
+	for _, l := range []struct {
+		name  string
+		paths []string
+	}{{"bases", kust.Bases}, {"components", kust.Components}} {
+		for i, p := range l.paths {
+			if err := k.resource(field{l.name, i}, p, dirRef); err != nil {
+				return err
+			}
+		}
+	}
+	for _, l := range []struct {
+		name  string
+		paths []string
+	}{{"generators", kust.Generators}, {"transformers", kust.Transformers}, {"validators", kust.Validators}} {
+		for i, p := range l.paths {
+			if err := k.plugin(field{l.name, i}, p); err != nil {
+				return err
+			}
+		}
+	}
+	// Fields naming files only, each with its path.
+	type entry struct {
+		f field
+		p string
+	}
+	var files []entry
+	add := func(p string, f ...any) {
+		if p != "" {
+			files = append(files, entry{field(f), p})
+		}
+	}
+	for i, p := range kust.Crds {
+		add(p, "crds", i)
+	}
+	for i, p := range kust.Configurations {
+		add(p, "configurations", i)
+	}
+	for i, p := range kust.PatchesStrategicMerge {
+		if !inlineYAML(string(p)) {
+			add(string(p), "patchesStrategicMerge", i)
+		}
+	}
+	for i, p := range kust.PatchesJson6902 {
+		add(p.Path, "patchesJson6902", i, "path")
+	}
+	for i, p := range kust.Patches {
+		add(p.Path, "patches", i, "path")
+	}
+	for i, r := range kust.Replacements {
+		add(r.Path, "replacements", i, "path")
+	}
+	add(kust.OpenAPI["path"], "openapi", "path")
+	gens := func(name string, i int, s types.KvPairSources) {
+		for n, p := range s.FileSources {
+			if _, after, ok := strings.Cut(p, "="); ok {
+				p = after
+			}
+			add(p, name, i, "files", n)
+		}
+		for n, p := range s.EnvSources {
+			add(p, name, i, "envs", n)
+		}
+		add(s.EnvSource, name, i, "env")
+	}
+	for i, g := range kust.ConfigMapGenerator {
+		gens("configMapGenerator", i, g.KvPairSources)
+	}
+	for i, g := range kust.SecretGenerator {
+		gens("secretGenerator", i, g.KvPairSources)
+	}
+	for _, e := range files {
+		if _, _, err := k.ref(e.f, e.p, fileRef); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resource checks an entry of resources (a file or a folder), bases or
+// components (folders): want says which.
+func (k *kustCheck) resource(f field, p string, want int) error {
+	t, isDir, err := k.ref(f, p, want)
+	if err != nil {
+		return err
+	}
+	if isDir {
+		return k.kustomization(t, k.plugins)
+	}
+	if k.plugins {
+		return k.pluginConfigs(f, k.f.source(t), k.f.files[t])
+	}
+	return nil
+}
+
+// plugin checks an entry of generators, transformers or validators: an
+// inline configuration, a file of configurations or a kustomization
+// whose resources are configurations.
+func (k *kustCheck) plugin(f field, p string) error {
+	if inlineYAML(p) {
+		return k.pluginConfigs(f, k.f.source(k.file), []byte(p))
+	}
+	t, isDir, err := k.ref(f, p, fileRef|dirRef)
+	if err != nil {
+		return err
+	}
+	if isDir {
+		return k.kustomization(t, true)
+	}
+	return k.pluginConfigs(f, k.f.source(t), k.f.files[t])
+}
+
+// pluginConfigs refuses configurations of anything but a builtin plugin,
+// and KRM functions. file names the configuration's file in messages.
+func (k *kustCheck) pluginConfigs(f field, file string, data []byte) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var m map[string]any
+		err := dec.Decode(&m)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return nil // not YAML: kustomize reports it
+		}
+		if m == nil {
+			continue
+		}
+		av, _ := m["apiVersion"].(string)
+		kind, _ := m["kind"].(string)
+		md, _ := m["metadata"].(map[string]any)
+		ann, _ := md["annotations"].(map[string]any)
+		for _, a := range functionAnnotations {
+			if _, ok := ann[a]; ok {
+				return k.fail(f, "%s %s in %s is a KRM function (%s): exec and container plugins are refused; render its output into the folder instead", av, kind, file, a)
+			}
+		}
+		if av != konfig.BuiltinPluginApiVersion {
+			return k.fail(f, "%s %s in %s is an external (exec or Go) plugin: only kustomize's builtin plugins (apiVersion: builtin) are allowed", av, kind, file)
+		}
+		if kind == "HelmChartInflationGenerator" {
+			return k.fail(f, "HelmChartInflationGenerator in %s needs the helm binary (an exec plugin); render the chart with a chart Component instead", file)
+		}
+	}
+}
+
+// ref resolves a path of the kustomization, refusing remote, absolute
+// and escaping paths and paths that do not exist in the folder. It
+// returns the path relative to the folder and whether it is a folder.
+func (k *kustCheck) ref(f field, p string, want int) (string, bool, error) {
+	if remote(p) {
+		return "", false, k.fail(f, "remote reference %q: wavesmith renders offline and never fetches; vendor it into the component folder", p)
+	}
+	if path.IsAbs(p) || strings.HasPrefix(p, `\`) || (len(p) > 1 && p[1] == ':') {
+		return "", false, k.fail(f, "absolute path %q: give a path relative to the kustomization", p)
+	}
+	t := path.Join(k.dir, p)
+	if t == ".." || strings.HasPrefix(t, "../") {
+		return "", false, k.fail(f, "%q leaves the component folder %s", p, k.j.dir)
+	}
+	switch {
+	case k.f.files[t] != nil && want&fileRef != 0:
+		if k.dir != "." && !strings.HasPrefix(t, k.dir+"/") {
+			return "", false, k.fail(f, "file %q is outside the kustomization's folder %s: kustomize loads files only at or below it (load restrictor RootOnly)", p, k.j.path(k.dir))
+		}
+		return t, false, nil
+	case k.dirs[t] && want&dirRef != 0:
+		return t, true, nil
+	case k.f.files[t] != nil || k.dirs[t]:
+		return "", false, k.fail(f, "%q is a %s; a %s is expected here", p, kindName(k.dirs[t]), kindName(want == dirRef))
+	}
+	return "", false, k.fail(f, "%q does not exist in the component folder", p)
+}
+
+func kindName(dir bool) string {
+	if dir {
+		return "folder"
+	}
+	return "file"
+}
+
+// fail is an ErrKustomization error at a field of the kustomization file.
+func (k *kustCheck) fail(f field, format string, args ...any) error {
+	return k.j.refuse(k.f.source(k.file), f.line(k.doc), f.String(), format, args...)
+}
+
+var scpUser = regexp.MustCompile(`^[a-z][a-z0-9-]*@`)
+
+// remote reports whether kustomize would treat p as a git repository or
+// an HTTP file: any scheme (https://, ssh://, file://...), a git:: prefix,
+// an scp-like user@host:path, a github.com path, or a ref query. It errs
+// on the side of remote.
+func remote(p string) bool {
+	s := strings.ToLower(strings.TrimSpace(p))
+	s = strings.TrimPrefix(s, "git::")
+	return strings.Contains(s, "://") || scpUser.MatchString(s) ||
+		strings.HasPrefix(s, "github.com/") || strings.HasPrefix(s, "github.com:") ||
+		strings.Contains(s, "?ref=") || strings.Contains(s, "?version=") || strings.Contains(s, "?timeout=") || strings.Contains(s, "?submodules=")
+}
+
+// inlineYAML reports whether s is YAML content (a mapping) rather than a
+// path, the way kustomize tells inline patches and plugin configurations
+// from file names.
+func inlineYAML(s string) bool {
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(s), &n); err != nil {
+		return strings.Contains(s, "\n")
+	}
+	return len(n.Content) > 0 && n.Content[0].Kind == yaml.MappingNode
+}
+
+// field is a path into a YAML document: keys and indexes.
+type field []any
+
+func (f field) String() string {
+	var b strings.Builder
+	for _, e := range f {
+		switch v := e.(type) {
+		case int:
+			fmt.Fprintf(&b, "[%d]", v)
+		case string:
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(v)
+		}
+	}
+	return b.String()
+}
+
+// line returns the line of the deepest element of f found in doc.
+func (f field) line(doc *yaml.Node) int {
+	if doc == nil || len(doc.Content) == 0 {
+		return 0
+	}
+	n, line := doc.Content[0], 0
+	for _, e := range f {
+		var next *yaml.Node
+		switch v := e.(type) {
+		case string:
+			if n.Kind == yaml.MappingNode {
+				for i := 0; i+1 < len(n.Content); i += 2 {
+					if n.Content[i].Value == v {
+						line, next = n.Content[i].Line, n.Content[i+1]
+						break
+					}
+				}
+			}
+		case int:
+			if n.Kind == yaml.SequenceNode && v < len(n.Content) {
+				next = n.Content[v]
+				line = next.Line
+			}
+		}
+		if next == nil {
+			break
+		}
+		n = next
+	}
+	return line
+}

@@ -1,0 +1,257 @@
+package kustomize
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/generators/component"
+	"github.com/wavesmith/wavesmith/manifest"
+)
+
+// TestErrors feeds bad input (testdata/bad/<case>, or a shared fixture
+// with bad values) and expects a *manifest.Error with the sentinels, the
+// file, line and field, and the words given.
+func TestErrors(t *testing.T) {
+	bad, _ := filepath.Abs(filepath.Join("testdata", "bad"))
+	cases := map[string]struct {
+		reason string
+		dir    string // folder of the spec file; the path is relative to it
+		path   string
+		spec   map[string]any
+		errs   []error
+		file   string // the error's file, relative to dir ("" = the spec file)
+		line   int    // -1: any line > 0
+		field  string
+		text   []string
+	}{
+		"RemoteResource": {
+			reason: "a remote resource (a git URL with a ref) is refused before kustomize could clone it",
+			dir:    bad, path: "remote-resource", errs: []error{ErrKustomization},
+			file: "remote-resource/kustomization.yaml", line: 3, field: "resources[1]",
+			text: []string{`remote reference "https://github.com/example/platform//base?ref=v1.2.0"`, "vendor it"},
+		},
+		"RemoteComponent": {
+			reason: "a github.com component without scheme is remote too",
+			dir:    bad, path: "remote-component", errs: []error{ErrKustomization},
+			file: "remote-component/kustomization.yaml", line: 4, field: "components[0]",
+			text: []string{"remote reference", "github.com/example/platform"},
+		},
+		"RemotePatch": {
+			reason: "a patch file over HTTP is remote",
+			dir:    bad, path: "remote-patch", errs: []error{ErrKustomization},
+			file: "remote-patch/kustomization.yaml", line: 4, field: "patches[0].path",
+			text: []string{"remote reference", "https://example.com/patches/configmap.yaml"},
+		},
+		"ExecPlugin": {
+			reason: "a legacy exec plugin configuration is refused",
+			dir:    bad, path: "exec-plugin", errs: []error{ErrKustomization},
+			file: "exec-plugin/kustomization.yaml", line: 4, field: "transformers[0]",
+			text: []string{"someteam.example.com/v1 SedTransformer", "sed.yaml", "external (exec or Go) plugin"},
+		},
+		"KRMFunction": {
+			reason: "an inline generator with a KRM function annotation is refused",
+			dir:    bad, path: "krm-function", errs: []error{ErrKustomization},
+			file: "krm-function/kustomization.yaml", line: 4, field: "generators[0]",
+			text: []string{"SecretFetcher", "config.kubernetes.io/function", "exec and container plugins are refused"},
+		},
+		"HelmCharts": {
+			reason: "helmCharts would run helm",
+			dir:    bad, path: "helm-charts", errs: []error{ErrKustomization},
+			file: "helm-charts/kustomization.yaml", line: 1, field: "helmCharts",
+			text: []string{"chart Component"},
+		},
+		"OutsideFolder": {
+			reason: "a base outside the component folder is refused, though it exists",
+			dir:    bad, path: "outside-folder", errs: []error{ErrKustomization},
+			file: "outside-folder/kustomization.yaml", line: 2, field: "resources[0]",
+			text: []string{`"../shared" leaves the component folder`},
+		},
+		"OutsideKustomization": {
+			reason: "a file outside its kustomization's folder breaks kustomize's RootOnly restriction",
+			dir:    bad, path: "restricted", errs: []error{ErrKustomization},
+			file: "restricted/app/kustomization.yaml", line: 4, field: "patches[0].path",
+			text: []string{"RootOnly", "../patch.yaml"},
+		},
+		"MissingResource": {
+			reason: "a resource that does not exist",
+			dir:    bad, path: "missing-resource", errs: []error{ErrKustomization},
+			file: "missing-resource/kustomization.yaml", line: 2, field: "resources[0]",
+			text: []string{`"configmap.yaml" does not exist`},
+		},
+		"IncludedKustomizations": {
+			reason: "component-operator-runtime's includedKustomizations reaches outside the folder",
+			dir:    bad, path: "included-kustomizations", errs: []error{ErrKustomization},
+			file: "included-kustomizations/.component-config.yaml", field: "includedKustomizations",
+			text: []string{"not supported"},
+		},
+		"BrokenTemplate": {
+			reason: "a template that does not parse names its file and line",
+			dir:    bad, path: "broken-template", errs: []error{ErrTemplate},
+			file: "broken-template/configmap.yaml", line: -1,
+			text: []string{"unexpected EOF"},
+		},
+		"EnvFunction": {
+			reason: "env is not a template function",
+			dir:    bad, path: "env-function", errs: []error{ErrTemplate},
+			file: "env-function/configmap.yaml", line: 6,
+			text: []string{`function "env" not defined`},
+		},
+		"InvalidYAML": {
+			reason: "a template rendering invalid YAML names the template and the output line",
+			dir:    bad, path: "invalid-yaml", spec: map[string]any{"values": map[string]any{"description": "note: this breaks"}},
+			errs: []error{ErrTemplate, manifest.ErrSyntax},
+			file: "invalid-yaml/configmap.yaml",
+			text: []string{"renders invalid YAML", `output line 6: "  description: note: this breaks"`},
+		},
+		"BuildFailure": {
+			reason: "a kustomize error names the Component and the folder",
+			dir:    bad, path: "build-failure", errs: []error{ErrKustomization},
+			field: sourceField,
+			text:  []string{"kustomize build", "build-failure", "not-there"},
+		},
+		"RequiredValue": {
+			reason: "a missing required value names the template, line and message",
+			dir:    fixtures, path: "templated", errs: []error{ErrTemplate, ErrRequired},
+			file: "templated/kustomization.yaml", line: 21,
+			text: []string{"image.tag is required"},
+		},
+		"RequiredInFile": {
+			reason: "required in a resource template",
+			dir:    fixtures, path: "templated",
+			spec: map[string]any{"values": map[string]any{"image": map[string]any{"tag": "1"}, "ingress": map[string]any{"enabled": true}}},
+			errs: []error{ErrTemplate, ErrRequired},
+			file: "templated/ingress.yaml", line: 10,
+			text: []string{"ingress.host is required when ingress.enabled"},
+		},
+		"NotAFolder": {
+			reason: "the path names a file",
+			dir:    fixtures, path: "overlay/hpa.yaml", errs: []error{manifest.ErrInvalid},
+			field: sourceField, text: []string{"not a folder"},
+		},
+		"OutsideRoot": {
+			reason: "the path leaves the repository root",
+			dir:    fixtures, path: "../../..", errs: []error{component.ErrOutsideRoot},
+			field: sourceField,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			spec := newSpec(tc.dir, tc.path, tc.spec)
+			_, err := Generator{}.Generate(t.Context(), spec, generators.Options{Root: repoRoot})
+			for _, want := range tc.errs {
+				if !errors.Is(err, want) {
+					t.Fatalf("%s: want %v, got %v", tc.reason, want, err)
+				}
+			}
+			var me *manifest.Error
+			if !errors.As(err, &me) {
+				t.Fatalf("%s: want a *manifest.Error, got %T", tc.reason, err)
+			}
+			wantFile := spec.Source.File
+			if tc.file != "" {
+				wantFile = filepath.Join(tc.dir, filepath.FromSlash(tc.file))
+			}
+			if me.File != wantFile {
+				t.Errorf("%s: file %q, want %q", tc.reason, me.File, wantFile)
+			}
+			if (tc.line >= 0 && tc.file != "" && me.Line != tc.line) || (tc.line < 0 && me.Line <= 0) {
+				t.Errorf("%s: line %d, want %d", tc.reason, me.Line, tc.line)
+			}
+			if me.Field != tc.field {
+				t.Errorf("%s: field %q, want %q", tc.reason, me.Field, tc.field)
+			}
+			if me.Object != "Component.wavesmith.io/apps/demo" {
+				t.Errorf("%s: object %q", tc.reason, me.Object)
+			}
+			msg := err.Error()
+			for _, s := range append(tc.text, wantFile) {
+				if !strings.Contains(msg, s) {
+					t.Errorf("%s: %q lacks %q", tc.reason, msg, s)
+				}
+			}
+		})
+	}
+}
+
+// TestSymlinks: links inside the folder are followed; links leaving it
+// and loops are refused.
+func TestSymlinks(t *testing.T) {
+	root := t.TempDir()
+	write := func(p, s string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(target, p string) {
+		t.Helper()
+		if err := os.Symlink(target, filepath.Join(root, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
+	write("secret.yaml", strings.Replace(cm, "%s", "host-secret", 1))
+	write("escape/kustomization.yaml", "resources: [cm.yaml]\n")
+	link("../secret.yaml", "escape/cm.yaml")
+	write("inside/kustomization.yaml", "resources: [extra.yaml, linked]\n")
+	write("inside/real/kustomization.yaml", "resources: [cm.yaml]\n")
+	write("inside/real/cm.yaml", strings.Replace(cm, "%s", "real", 1))
+	write("inside/real/extra.yaml", strings.Replace(cm, "%s", "extra", 1))
+	link("real/extra.yaml", "inside/extra.yaml")
+	link("real", "inside/linked")
+	write("loop/kustomization.yaml", "resources: []\n")
+	link(".", "loop/self")
+
+	opts := generators.Options{Root: root}
+	_, err := Generator{}.Generate(t.Context(), newSpec(root, "escape", nil), opts)
+	var me *manifest.Error
+	if !errors.Is(err, ErrKustomization) || !errors.As(err, &me) || me.File != filepath.Join(root, "escape", "cm.yaml") || !strings.Contains(err.Error(), "outside the component folder") {
+		t.Errorf("a symlink leaving the folder: got %v", err)
+	}
+	_, err = Generator{}.Generate(t.Context(), newSpec(root, "loop", nil), opts)
+	if !errors.Is(err, ErrKustomization) || !strings.Contains(err.Error(), "symlink loop") {
+		t.Errorf("a symlink loop: got %v", err)
+	}
+	res, err := Generator{}.Generate(t.Context(), newSpec(root, "inside", nil), opts)
+	if err != nil {
+		t.Fatalf("symlinks inside the folder: %v", err)
+	}
+	var names []string
+	for _, o := range res.Objects {
+		names = append(names, o.Name())
+	}
+	if strings.Join(names, ",") != "extra,real" {
+		t.Errorf("symlinks inside the folder: got %v, want extra and real", names)
+	}
+}
+
+// panicFS panics when kustomize reads a file.
+type panicFS struct{ filesys.FileSystem }
+
+func (panicFS) ReadFile(string) ([]byte, error) { panic("boom") }
+
+// TestPanicBecomesError: a kustomize panic is an error and the build
+// lock is released.
+func TestPanicBecomesError(t *testing.T) {
+	fsys := filesys.MakeFsInMemory()
+	if err := fsys.MkdirAll("/k"); err != nil {
+		t.Fatal(err)
+	}
+	if err := fsys.WriteFile("/k/kustomization.yaml", []byte("resources: []\n")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := kustomize(panicFS{fsys}, "/k")
+	if err == nil || !strings.Contains(err.Error(), "kustomize panicked: boom") {
+		t.Fatalf("got %v", err)
+	}
+	generate(t, newSpec(fixtures, "with-components", nil), generators.Options{}) // the lock is free
+}

@@ -1,0 +1,255 @@
+package kustomize
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"text/template"
+	"unicode"
+
+	"github.com/Masterminds/sprig/v3"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/version"
+	"sigs.k8s.io/yaml"
+
+	"github.com/wavesmith/wavesmith/manifest"
+)
+
+// maxIncludeDepth bounds recursion through include, as Helm does.
+const maxIncludeDepth = 1000
+
+var (
+	staticOnce  sync.Once
+	staticFuncs template.FuncMap
+)
+
+// static returns the functions that do not depend on the component:
+// sprig's text functions without env and expandenv (a render must not
+// depend on the machine it runs on), with the YAML and JSON helpers and
+// required that Helm and component-operator-runtime add.
+func static() template.FuncMap {
+	staticOnce.Do(func() {
+		f := sprig.TxtFuncMap()
+		delete(f, "env")
+		delete(f, "expandenv")
+		for k, v := range map[string]any{
+			"toYaml":            toYAML,
+			"mustToYaml":        mustToYAML,
+			"fromYaml":          fromYAML,
+			"mustFromYaml":      mustFromYAML,
+			"fromYamlArray":     fromYAMLArray,
+			"mustFromYamlArray": mustFromYAMLArray,
+			"fromJson":          fromJSON,
+			"mustFromJson":      mustFromJSON,
+			"fromJsonArray":     fromJSONArray,
+			"mustFromJsonArray": mustFromJSONArray,
+			"required":          required,
+		} {
+			f[k] = v
+		}
+		staticFuncs = f
+	})
+	return staticFuncs
+}
+
+// funcs returns the function map for one rendering: the static functions
+// plus the helpers that know the placement, the target cluster and the
+// template set (include, tpl).
+func (j *job) funcs(set *template.Template) (template.FuncMap, error) {
+	kv := chartutil.DefaultCapabilities.KubeVersion
+	if j.opts.KubeVersion != "" {
+		v, err := chartutil.ParseKubeVersion(j.opts.KubeVersion)
+		if err != nil {
+			return nil, &manifest.Error{File: j.spec.Source.File, Object: j.spec.Key().String(), Ref: j.spec.Ref(),
+				Err: fmt.Errorf("%w: kube version %q: %v", manifest.ErrInvalid, j.opts.KubeVersion, err)}
+		}
+		kv = *v
+	}
+	s := static()
+	f := make(template.FuncMap, len(s)+8)
+	for k, v := range s {
+		f[k] = v
+	}
+	ns, name := j.namespace, j.name
+	f["namespace"] = func() string { return ns }
+	f["name"] = func() string { return name }
+	f["kubernetesVersion"] = func() *version.Info {
+		return &version.Info{Major: kv.Major, Minor: kv.Minor, GitVersion: kv.Version}
+	}
+	var resources []*metav1.APIResourceList
+	f["apiResources"] = func() []*metav1.APIResourceList {
+		if resources == nil {
+			resources = apiResources(append(append([]string(nil), chartutil.DefaultVersionSet...), j.opts.APIVersions...))
+		}
+		return resources
+	}
+	// lookup sees no cluster: it finds nothing, as in helm template.
+	f["lookup"] = func(apiVersion, kind, namespace, name string) map[string]any { return map[string]any{} }
+	depth := map[string]int{}
+	f["include"] = func(name string, data any) (string, error) {
+		if depth[name] >= maxIncludeDepth {
+			return "", fmt.Errorf("include %q: nested more than %d times", name, maxIncludeDepth)
+		}
+		depth[name]++
+		defer func() { depth[name]-- }()
+		var b strings.Builder
+		if err := set.ExecuteTemplate(&b, name, data); err != nil {
+			return "", err
+		}
+		return strings.ReplaceAll(b.String(), string(noValue), ""), nil
+	}
+	f["tpl"] = func(text string, data any) (string, error) {
+		t, err := set.Clone()
+		if err != nil {
+			return "", err
+		}
+		if t, err = t.New("<tpl>").Parse(text); err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		if err := t.Execute(&b, data); err != nil {
+			return "", err
+		}
+		return strings.ReplaceAll(b.String(), string(noValue), ""), nil
+	}
+	return f, nil
+}
+
+// apiResources turns helm-style API versions ("v1", "apps/v1",
+// "apps/v1/Deployment") into sorted resource lists. Resource names are
+// guessed from the kinds; scope and verbs are unknown.
+func apiResources(versions []string) []*metav1.APIResourceList {
+	kinds := map[string]map[string]bool{}
+	for _, s := range versions {
+		gv, kind := s, ""
+		if i := strings.LastIndexByte(s, '/'); i > 0 && i < len(s)-1 && unicode.IsUpper(rune(s[i+1])) {
+			gv, kind = s[:i], s[i+1:]
+		}
+		if kinds[gv] == nil {
+			kinds[gv] = map[string]bool{}
+		}
+		if kind != "" {
+			kinds[gv][kind] = true
+		}
+	}
+	gvs := make([]string, 0, len(kinds))
+	for gv := range kinds {
+		gvs = append(gvs, gv)
+	}
+	sort.Strings(gvs)
+	out := make([]*metav1.APIResourceList, 0, len(gvs))
+	for _, gv := range gvs {
+		l := &metav1.APIResourceList{GroupVersion: gv, APIResources: []metav1.APIResource{}}
+		parsed, _ := schema.ParseGroupVersion(gv)
+		ks := make([]string, 0, len(kinds[gv]))
+		for k := range kinds[gv] {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		for _, k := range ks {
+			plural, _ := meta.UnsafeGuessKindToResource(parsed.WithKind(k))
+			l.APIResources = append(l.APIResources, metav1.APIResource{Name: plural.Resource, Group: parsed.Group, Version: parsed.Version, Kind: k})
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// required fails when v is nil or the empty string.
+func required(msg string, v any) (any, error) {
+	if v == nil {
+		return nil, fmt.Errorf("%w: %s", ErrRequired, msg)
+	}
+	if s, ok := v.(string); ok && s == "" {
+		return nil, fmt.Errorf("%w: %s", ErrRequired, msg)
+	}
+	return v, nil
+}
+
+// toYAML is Helm's toYaml: the YAML of v without the final newline, ""
+// when v cannot be marshalled.
+func toYAML(v any) string {
+	s, _ := mustToYAML(v)
+	return s
+}
+
+func mustToYAML(v any) (string, error) {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(string(b), "\n"), nil
+}
+
+// fromYAML is Helm's fromYaml: on error the map holds the message at
+// "Error".
+func fromYAML(s string) map[string]any {
+	m, err := mustFromYAML(s)
+	if err != nil {
+		return map[string]any{"Error": err.Error()}
+	}
+	return m
+}
+
+func mustFromYAML(s string) (map[string]any, error) {
+	m := map[string]any{}
+	if err := yaml.Unmarshal([]byte(s), &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// fromYAMLArray is Helm's fromYamlArray: on error the list holds the
+// message.
+func fromYAMLArray(s string) []any {
+	a, err := mustFromYAMLArray(s)
+	if err != nil {
+		return []any{err.Error()}
+	}
+	return a
+}
+
+func mustFromYAMLArray(s string) ([]any, error) {
+	var a []any
+	if err := yaml.Unmarshal([]byte(s), &a); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func fromJSON(s string) map[string]any {
+	m, err := mustFromJSON(s)
+	if err != nil {
+		return map[string]any{"Error": err.Error()}
+	}
+	return m
+}
+
+func mustFromJSON(s string) (map[string]any, error) {
+	m := map[string]any{}
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func fromJSONArray(s string) []any {
+	a, err := mustFromJSONArray(s)
+	if err != nil {
+		return []any{err.Error()}
+	}
+	return a
+}
+
+func mustFromJSONArray(s string) ([]any, error) {
+	var a []any
+	if err := json.Unmarshal([]byte(s), &a); err != nil {
+		return nil, err
+	}
+	return a, nil
+}

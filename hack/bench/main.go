@@ -1,0 +1,223 @@
+// Command bench compares wavesmith with helm template on the same work, as
+// whole processes: N Kaoto specs (half of them exposed) rendered by
+// wavesmith, and the same Service/Ingress/Deployment objects rendered by
+// helm template from testdata/bench/kaoto-chart with N instances in its
+// values. It prints median wall time, peak RSS and the ratio per N.
+//
+//	go run ./hack/bench -n 100,1000,10000 -runs 5
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	ns := flag.String("n", "100,1000,10000", "comma-separated instance counts")
+	runs := flag.Int("runs", 5, "runs per tool and N (the median is reported)")
+	wavesmith := flag.String("wavesmith", "bin/wavesmith", "wavesmith binary")
+	helm := flag.String("helm", "bin/helm", "helm binary")
+	chart := flag.String("chart", "testdata/bench/kaoto-chart", "the equivalent chart")
+	work := flag.String("workdir", "out", "folder for the generated inputs and trees")
+	kustomize := flag.String("kustomize", "bin/kustomize", "kustomize binary")
+	flag.Parse()
+	err := run(*ns, *runs, *wavesmith, *helm, *chart, *work)
+	if err == nil {
+		err = components(*runs, *wavesmith, *helm, *kustomize, *work)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+type measure struct {
+	wall    time.Duration
+	maxRSS  int64 // KiB
+	objects int
+}
+
+func run(nList string, runs int, wavesmith, helm, chart, work string) error {
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	fmt.Printf("%-7s %-10s %8s %12s %10s %9s\n", "N", "tool", "objects", "median wall", "peak RSS", "vs helm")
+	for _, f := range strings.Split(nList, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return err
+		}
+		dir, err := os.MkdirTemp(work, "bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		if err := writeInputs(dir, n); err != nil {
+			return err
+		}
+		h, err := repeat(runs, helm, "template", "bench", chart, "-f", filepath.Join(dir, "values.yaml"))
+		if err != nil {
+			return fmt.Errorf("helm template: %w", err)
+		}
+		w, err := repeat(runs, wavesmith, "render", filepath.Join(dir, "specs"))
+		if err != nil {
+			return fmt.Errorf("wavesmith render: %w", err)
+		}
+		wt, err := repeat(runs, wavesmith, "render", filepath.Join(dir, "specs"), "-o", filepath.Join(dir, "tree"))
+		if err != nil {
+			return fmt.Errorf("wavesmith render -o: %w", err)
+		}
+		for _, r := range []struct {
+			tool string
+			m    measure
+		}{{"helm", h}, {"wavesmith", w}, {"ws -o DIR", wt}} {
+			fmt.Printf("%-7d %-10s %8d %12s %8.1fMB %8.2fx\n", n, r.tool, r.m.objects, r.m.wall.Round(time.Millisecond),
+				float64(r.m.maxRSS)/1024, float64(r.m.wall)/float64(h.wall))
+		}
+	}
+	return nil
+}
+
+// writeInputs writes N Kaoto specs, one file each, and the equivalent
+// Helm values. Every second instance is exposed.
+func writeInputs(dir string, n int) error {
+	var values bytes.Buffer
+	values.WriteString("instances:\n")
+	for i := 0; i < n; i++ {
+		name, ns := fmt.Sprintf("kaoto-%05d", i), fmt.Sprintf("team-%02d", i%50)
+		var spec bytes.Buffer
+		fmt.Fprintf(&spec, "apiVersion: designer.kaoto.io/v1alpha1\nkind: Kaoto\nmetadata:\n  name: %s\n  namespace: %s\nspec:\n  image: quay.io/kaotoio/kaoto-app:2.4.0\n", name, ns)
+		fmt.Fprintf(&values, "- name: %s\n  namespace: %s\n  image: quay.io/kaotoio/kaoto-app:2.4.0\n", name, ns)
+		if i%2 == 0 {
+			fmt.Fprintf(&spec, "  ingress:\n    host: %s.example.com\n    path: /designer\n", name)
+			fmt.Fprintf(&values, "  ingress:\n    host: %s.example.com\n    path: /designer\n", name)
+		}
+		p := filepath.Join(dir, "specs", ns, name+".yaml")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, spec.Bytes(), 0o644); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(filepath.Join(dir, "values.yaml"), values.Bytes(), 0o644)
+}
+
+func repeat(runs int, name string, args ...string) (measure, error) {
+	var ms []measure
+	for i := 0; i < runs; i++ {
+		m, err := once(name, args...)
+		if err != nil {
+			return m, err
+		}
+		ms = append(ms, m)
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].wall < ms[j].wall })
+	med := ms[len(ms)/2]
+	for _, m := range ms {
+		med.maxRSS = max(med.maxRSS, m.maxRSS)
+	}
+	return med, nil
+}
+
+func once(name string, args ...string) (measure, error) {
+	// Keep this process small: a child's peak RSS counts from the fork,
+	// when it still shares this process's memory.
+	debug.FreeOSMemory()
+	cmd := exec.Command(name, args...)
+	var out objectCounter
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		return measure{}, fmt.Errorf("%v: %s", err, errb.String())
+	}
+	m := measure{wall: wall, objects: out.n}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		m.maxRSS = ru.Maxrss
+	}
+	return m, nil
+}
+
+// objectCounter counts the lines starting with "kind: " without keeping
+// the output.
+type objectCounter struct {
+	n       int
+	atStart bool
+	partial []byte
+}
+
+func (c *objectCounter) Write(p []byte) (int, error) {
+	data := append(c.partial, p...)
+	lines := bytes.Split(data, []byte("\n"))
+	for _, l := range lines[:len(lines)-1] {
+		if bytes.HasPrefix(l, []byte("kind: ")) {
+			c.n++
+		}
+	}
+	c.partial = append(c.partial[:0], lines[len(lines)-1]...)
+	return len(p), nil
+}
+
+// components compares one Component render with the tool it wraps, per
+// render and including process start: a chart against helm template, a
+// kustomization against kustomize build.
+func components(runs int, wavesmith, helm, kustomize, work string) error {
+	dir, err := os.MkdirTemp(work, "bench-components-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	abs, err := filepath.Abs(".")
+	if err != nil {
+		return err
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	rel := func(p string) string {
+		r, _ := filepath.Rel(absDir, filepath.Join(abs, p))
+		return filepath.ToSlash(r)
+	}
+	cases := []struct {
+		name, spec string
+		tool       []string
+	}{
+		{"chart webapp", "chart", []string{helm, "template", "web", "testdata/charts/webapp", "-n", "apps"}},
+		{"kustomization shop", "kustomization", []string{kustomize, "build", "testdata/kustomizations/shop"}},
+	}
+	fmt.Printf("\n%-20s %-10s %12s %10s %9s\n", "component", "tool", "median wall", "peak RSS", "vs tool")
+	for _, c := range cases {
+		path := map[string]string{"chart": "testdata/charts/webapp", "kustomization": "testdata/kustomizations/shop"}[c.spec]
+		spec := fmt.Sprintf("apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  source:\n    %s:\n      path: %s\n", c.spec, rel(path))
+		f := filepath.Join(dir, c.spec+".yaml")
+		if err := os.WriteFile(f, []byte(spec), 0o644); err != nil {
+			return err
+		}
+		t, err := repeat(runs, c.tool[0], c.tool[1:]...)
+		if err != nil {
+			return fmt.Errorf("%s: %w", c.tool[0], err)
+		}
+		w, err := repeat(runs, wavesmith, "render", f)
+		if err != nil {
+			return fmt.Errorf("wavesmith render %s: %w", f, err)
+		}
+		tool := filepath.Base(c.tool[0])
+		fmt.Printf("%-20s %-10s %12s %8.1fMB %8.2fx\n", c.name, tool, t.wall.Round(time.Millisecond), float64(t.maxRSS)/1024, 1.0)
+		fmt.Printf("%-20s %-10s %12s %8.1fMB %8.2fx\n", c.name, "wavesmith", w.wall.Round(time.Millisecond), float64(w.maxRSS)/1024, float64(w.wall)/float64(t.wall))
+	}
+	return nil
+}

@@ -1,0 +1,314 @@
+package manifest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// MaxNodesPerByte bounds how far aliases may expand a document: the values
+// built from a document may hold at most this many nodes per input byte
+// (plus MinNodeBudget). Ordinary documents use far less than one; an alias
+// bomb hits the limit after a few thousand nodes and is refused.
+const (
+	MaxNodesPerByte = 4
+	MinNodeBudget   = 10000
+)
+
+// Decode reads every document of a YAML or JSON stream. Empty documents are
+// skipped. A document of kind List (v1) or ResourceList
+// (config.kubernetes.io) is replaced by its items. file names the input in
+// errors.
+func Decode(file string, data []byte) ([]*Object, error) {
+	if !utf8.Valid(data) {
+		line := 1 + bytes.Count(data[:invalidUTF8Offset(data)], []byte("\n"))
+		return nil, &Error{File: file, Line: line, Err: fmt.Errorf("%w: invalid byte sequence", ErrEncoding)}
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if bytes.IndexByte(data, '\r') >= 0 {
+		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var out []*Object
+	for index := 0; ; index++ {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, &Error{File: file, Line: yamlErrorLine(err), Err: fmt.Errorf("%w: %s", ErrSyntax, yamlErrorText(err))}
+		}
+		if len(doc.Content) == 0 {
+			continue
+		}
+		root := doc.Content[0]
+		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+			continue
+		}
+		c := converter{file: file, budget: MinNodeBudget + MaxNodesPerByte*len(data), pos: map[string]int{}}
+		v, err := c.value(root, "")
+		if err != nil {
+			return nil, err
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, &Error{File: file, Line: root.Line, Err: fmt.Errorf("%w: document %d is a %s, not a mapping", ErrNotObject, index, nodeKind(root))}
+		}
+		obj := &Object{Map: m, Source: Source{File: file, Index: index, Line: root.Line}, pos: c.pos}
+		items, err := expandList(obj)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, items...)
+	}
+	return out, nil
+}
+
+// expandList returns the items of a List or ResourceList, or obj itself.
+func expandList(obj *Object) ([]*Object, error) {
+	kind, av := obj.Kind(), obj.APIVersion()
+	isList := kind == "List" && av == "v1"
+	isRL := kind == "ResourceList" && strings.HasPrefix(av, "config.kubernetes.io/")
+	if !isList && !isRL {
+		if err := checkObject(obj); err != nil {
+			return nil, err
+		}
+		return []*Object{obj}, nil
+	}
+	raw, _ := obj.Map["items"].([]any)
+	var out []*Object
+	for i, it := range raw {
+		m, ok := it.(map[string]any)
+		if !ok {
+			return nil, &Error{File: obj.Source.File, Line: obj.Source.Line, Field: fmt.Sprintf("items[%d]", i), Err: fmt.Errorf("%w: not a mapping", ErrNotObject)}
+		}
+		item := &Object{Map: m, Source: Source{File: obj.Source.File, Index: i, Line: obj.Line(fmt.Sprintf("items[%d]", i))}}
+		if err := checkObject(item); err != nil {
+			return nil, err
+		}
+		out = append(out, item)
+	}
+	return out, nil
+}
+
+func checkObject(o *Object) error {
+	for _, f := range []string{"apiVersion", "kind"} {
+		if s, ok := o.Map[f].(string); !ok || s == "" {
+			return &Error{File: o.Source.File, Line: o.Source.Line, Field: f, Err: fmt.Errorf("%w: %s is missing or not a string", ErrNotObject, f)}
+		}
+	}
+	if _, ok := o.Map["metadata"].(map[string]any); !ok && o.Map["metadata"] != nil {
+		return o.FieldError("metadata", fmt.Errorf("%w: metadata is not a mapping", ErrInvalid))
+	}
+	return nil
+}
+
+type converter struct {
+	file   string
+	budget int
+	pos    map[string]int
+	depth  int
+}
+
+const maxDepth = 200
+
+func (c *converter) value(n *yaml.Node, path string) (any, error) {
+	c.budget--
+	if c.budget < 0 {
+		return nil, &Error{File: c.file, Line: n.Line, Err: fmt.Errorf("%w: aliases expand it beyond %d nodes", ErrTooComplex, MinNodeBudget)}
+	}
+	c.depth++
+	defer func() { c.depth-- }()
+	if c.depth > maxDepth {
+		return nil, &Error{File: c.file, Line: n.Line, Err: fmt.Errorf("%w: nested deeper than %d levels", ErrTooComplex, maxDepth)}
+	}
+	switch n.Kind {
+	case yaml.AliasNode:
+		// Positions inside an alias point at the anchor; do not record them.
+		saved := c.pos
+		c.pos = nil
+		v, err := c.value(n.Alias, path)
+		c.pos = saved
+		return v, err
+	case yaml.MappingNode:
+		m := make(map[string]any, len(n.Content)/2)
+		if err := c.mapping(n, path, m); err != nil {
+			return nil, err
+		}
+		return m, nil
+	case yaml.SequenceNode:
+		s := make([]any, len(n.Content))
+		for i, e := range n.Content {
+			p := path + "[" + strconv.Itoa(i) + "]"
+			c.record(p, e.Line)
+			v, err := c.value(e, p)
+			if err != nil {
+				return nil, err
+			}
+			s[i] = v
+		}
+		return s, nil
+	case yaml.ScalarNode:
+		return c.scalar(n)
+	}
+	return nil, &Error{File: c.file, Line: n.Line, Err: fmt.Errorf("%w: unexpected %s", ErrSyntax, nodeKind(n))}
+}
+
+func (c *converter) record(path string, line int) {
+	if c.pos != nil {
+		c.pos[path] = line
+	}
+}
+
+func (c *converter) mapping(n *yaml.Node, path string, m map[string]any) error {
+	explicit := map[string]bool{}
+	var merges []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn, vn := n.Content[i], n.Content[i+1]
+		if kn.Kind == yaml.ScalarNode && kn.Tag == "!!merge" {
+			merges = append(merges, vn)
+			continue
+		}
+		if kn.Kind != yaml.ScalarNode {
+			return &Error{File: c.file, Line: kn.Line, Field: path, Err: fmt.Errorf("%w: mapping keys must be scalars", ErrSyntax)}
+		}
+		key := kn.Value
+		if explicit[key] {
+			return &Error{File: c.file, Line: kn.Line, Field: join(path, key), Err: fmt.Errorf("%w: duplicate key %q", ErrSyntax, key)}
+		}
+		explicit[key] = true
+		c.record(join(path, key), kn.Line)
+		v, err := c.value(vn, join(path, key))
+		if err != nil {
+			return err
+		}
+		m[key] = v
+	}
+	// "<<" merge keys: explicit keys win, earlier merges win over later.
+	for _, mn := range merges {
+		sources := []*yaml.Node{mn}
+		if mn.Kind == yaml.SequenceNode {
+			sources = mn.Content
+		}
+		for _, s := range sources {
+			v, err := c.value(s, "")
+			if err != nil {
+				return err
+			}
+			sm, ok := v.(map[string]any)
+			if !ok {
+				return &Error{File: c.file, Line: s.Line, Field: path, Err: fmt.Errorf("%w: merge value is not a mapping", ErrSyntax)}
+			}
+			for k, e := range sm {
+				if _, has := m[k]; !has {
+					m[k] = e
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (c *converter) scalar(n *yaml.Node) (any, error) {
+	switch n.ShortTag() {
+	case "!!null":
+		return nil, nil
+	case "!!bool":
+		var b bool
+		if err := n.Decode(&b); err != nil {
+			return nil, &Error{File: c.file, Line: n.Line, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
+		}
+		return b, nil
+	case "!!int":
+		if i, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64); err == nil {
+			return i, nil
+		}
+		var i int64
+		if err := n.Decode(&i); err == nil {
+			return i, nil
+		}
+		var f float64
+		if err := n.Decode(&f); err == nil {
+			return f, nil
+		}
+		return n.Value, nil
+	case "!!float":
+		var f float64
+		if err := n.Decode(&f); err != nil {
+			return nil, &Error{File: c.file, Line: n.Line, Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
+		}
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			return nil, &Error{File: c.file, Line: n.Line, Err: fmt.Errorf("%w: %s is not a JSON number", ErrInvalid, n.Value)}
+		}
+		if f == math.Trunc(f) && math.Abs(f) < 1<<53 && !strings.ContainsAny(n.Value, ".eE") {
+			return int64(f), nil
+		}
+		return f, nil
+	}
+	// !!str, !!timestamp, !!binary and custom tags keep their text.
+	return n.Value, nil
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func nodeKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "mapping"
+	case yaml.SequenceNode:
+		return "sequence"
+	case yaml.AliasNode:
+		return "alias"
+	}
+	return "scalar"
+}
+
+func invalidUTF8Offset(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return len(b)
+}
+
+// yamlErrorLine extracts the line from a yaml.v3 error ("yaml: line 3: ...").
+func yamlErrorLine(err error) int {
+	s := err.Error()
+	if i := strings.Index(s, "line "); i >= 0 {
+		rest := s[i+5:]
+		j := 0
+		for j < len(rest) && rest[j] >= '0' && rest[j] <= '9' {
+			j++
+		}
+		if n, err := strconv.Atoi(rest[:j]); err == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+func yamlErrorText(err error) string {
+	s := strings.TrimPrefix(err.Error(), "yaml: ")
+	if i := strings.Index(s, "line "); i == 0 {
+		if j := strings.Index(s, ": "); j >= 0 {
+			return s[j+2:]
+		}
+	}
+	return s
+}

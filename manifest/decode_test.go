@@ -1,0 +1,144 @@
+package manifest
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestDecode(t *testing.T) {
+	cm := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a"}, "data": map[string]any{"k": "v"}}
+	cases := map[string]struct {
+		reason string
+		in     string
+		want   []map[string]any
+	}{
+		"MultiDocComments": {
+			reason: "comments, empty documents and separators are handled",
+			in:     "# lead\n---\napiVersion: v1 # x\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  k: v\n---\n---\n",
+			want:   []map[string]any{cm},
+		},
+		"CRLF": {
+			reason: "Windows line ends read like Unix ones",
+			in:     "apiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: a\r\ndata:\r\n  k: v\r\n",
+			want:   []map[string]any{cm},
+		},
+		"JSON": {
+			reason: "JSON is YAML",
+			in:     `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":"v"}}`,
+			want:   []map[string]any{cm},
+		},
+		"List": {
+			reason: "a v1 List is replaced by its items",
+			in:     "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n  data: {k: v}\n",
+			want:   []map[string]any{cm},
+		},
+		"AliasAndMerge": {
+			reason: "aliases and merge keys expand",
+			in:     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\nx: &d {k: v}\ndata:\n  <<: *d\n",
+			want:   []map[string]any{{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a"}, "x": map[string]any{"k": "v"}, "data": map[string]any{"k": "v"}}},
+		},
+		"Types": {
+			reason: "ints are int64, floats float64, YAML 1.1 booleans stay strings",
+			in:     "apiVersion: v1\nkind: X\nmetadata: {name: a}\ni: 3\nf: 1.5\nb: true\ny: yes\nn: ~\n",
+			want:   []map[string]any{{"apiVersion": "v1", "kind": "X", "metadata": map[string]any{"name": "a"}, "i": int64(3), "f": 1.5, "b": true, "y": "yes", "n": nil}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			objs, err := Decode("in.yaml", []byte(tc.in))
+			if err != nil {
+				t.Fatalf("%s: Decode: %v", tc.reason, err)
+			}
+			var got []map[string]any
+			for _, o := range objs {
+				got = append(got, o.Map)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	bomb := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n" +
+		"a: &a [\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\",\"x\"]\n"
+	prev := "a"
+	for _, n := range []string{"b", "c", "d", "e", "f", "g", "h", "i"} {
+		bomb += n + ": &" + n + " [" + strings.Repeat("*"+prev+",", 8) + "*" + prev + "]\n"
+		prev = n
+	}
+	cases := map[string]struct {
+		reason   string
+		in       string
+		wantErr  error
+		wantLine int
+		wantText string
+	}{
+		"Malformed": {
+			reason: "syntax errors carry the line", in: "apiVersion: v1\nkind: X\nmetadata:\n  name: [a\n",
+			wantErr: ErrSyntax, wantLine: 3, // yaml.v3 reports the line where the enclosing block starts
+		},
+		"NotUTF8": {
+			reason: "bytes that are not UTF-8 are refused with their line", in: "apiVersion: v1\nkind: X\nmetadata: {name: \xff}\n",
+			wantErr: ErrEncoding, wantLine: 3,
+		},
+		"AliasBomb": {
+			reason: "a billion-laughs document is refused, not expanded", in: bomb,
+			wantErr: ErrTooComplex,
+		},
+		"NoKind": {
+			reason: "a document without kind is not an object", in: "apiVersion: v1\nmetadata: {name: a}\n",
+			wantErr: ErrNotObject, wantText: "kind",
+		},
+		"Scalar": {
+			reason: "a scalar document is not an object", in: "hello\n",
+			wantErr: ErrNotObject,
+		},
+		"DuplicateKey": {
+			reason: "duplicate keys are refused with their line", in: "apiVersion: v1\nkind: X\nmetadata: {name: a}\nkind: Y\n",
+			wantErr: ErrSyntax, wantLine: 4,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			_, err := Decode("in.yaml", []byte(tc.in))
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("%s: want %v, got %v", tc.reason, tc.wantErr, err)
+			}
+			var me *Error
+			if !errors.As(err, &me) {
+				t.Fatalf("%s: want a *manifest.Error, got %T", tc.reason, err)
+			}
+			if me.File != "in.yaml" {
+				t.Errorf("%s: file %q, want in.yaml", tc.reason, me.File)
+			}
+			if tc.wantLine != 0 && me.Line != tc.wantLine {
+				t.Errorf("%s: line %d, want %d (%v)", tc.reason, me.Line, tc.wantLine, err)
+			}
+			if !strings.Contains(err.Error(), tc.wantText) {
+				t.Errorf("%s: %q does not mention %q", tc.reason, err, tc.wantText)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Logf("%s: took %v", tc.reason, d) // reported, never failed on
+			}
+		})
+	}
+}
+
+func TestLine(t *testing.T) {
+	objs, err := Decode("f.yaml", []byte("apiVersion: v1\nkind: X\nmetadata:\n  name: a\nspec:\n  ingress:\n    host: h\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]int{"spec.ingress.host": 7, "spec.ingress": 6, "spec.unknown": 5, "metadata.name": 4} {
+		if got := objs[0].Line(path); got != want {
+			t.Errorf("Line(%q) = %d, want %d", path, got, want)
+		}
+	}
+}

@@ -1,0 +1,415 @@
+package manifest
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Encode appends the YAML form of m to buf: keys in byte order, two-space
+// indent, sequence items at the indentation of their parent key, strings
+// quoted only where a YAML 1.1 or 1.2 reader would read them as something
+// else. This is the layout sigs.k8s.io/yaml gives, written directly.
+func Encode(buf *bytes.Buffer, m map[string]any) {
+	var e Encoder
+	e.Encode(buf, m)
+}
+
+// Encoder is Encode with scratch space kept between calls; it is not safe
+// for concurrent use.
+type Encoder struct {
+	e encoder
+}
+
+// Encode appends the YAML form of m to buf.
+func (x *Encoder) Encode(buf *bytes.Buffer, m map[string]any) {
+	x.e.buf, x.e.depth = buf, 0
+	x.e.mapping(m, 0)
+	x.e.buf = nil
+}
+
+// EncodeObject returns the YAML of one object.
+func EncodeObject(o *Object) []byte {
+	var b bytes.Buffer
+	b.Grow(1024)
+	Encode(&b, o.Map)
+	return b.Bytes()
+}
+
+type encoder struct {
+	buf *bytes.Buffer
+	// keys holds one reusable key slice per nesting depth.
+	keys  [][]string
+	depth int
+}
+
+func (e *encoder) indent(n int) {
+	for ; n > 0; n-- {
+		e.buf.WriteByte(' ')
+	}
+}
+
+// mapping writes the entries of m; the first entry is written at the
+// current position (the caller wrote its indentation), the others at indent.
+func (e *encoder) mapping(m map[string]any, indent int) {
+	if len(m) == 0 {
+		e.buf.WriteString("{}\n")
+		return
+	}
+	if e.depth == len(e.keys) {
+		e.keys = append(e.keys, make([]string, 0, 16))
+	}
+	keys := sortedKeysInto(e.keys[e.depth][:0], m)
+	e.keys[e.depth] = keys
+	e.depth++
+	defer func() { e.depth-- }()
+	for i, k := range keys {
+		if i > 0 {
+			e.indent(indent)
+		}
+		if isPlainSafe(k) {
+			e.buf.WriteString(k)
+		} else {
+			e.quoted(k)
+		}
+		e.buf.WriteByte(':')
+		e.valueAfterKey(m[k], indent)
+	}
+}
+
+func sortedKeysInto(keys []string, m map[string]any) []string {
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// valueAfterKey writes the value of a mapping entry whose key is written.
+func (e *encoder) valueAfterKey(v any, indent int) {
+	switch t := v.(type) {
+	case map[string]any:
+		if len(t) == 0 {
+			e.buf.WriteString(" {}\n")
+			return
+		}
+		e.buf.WriteByte('\n')
+		e.indent(indent + 2)
+		e.mapping(t, indent+2)
+	case []any:
+		if len(t) == 0 {
+			e.buf.WriteString(" []\n")
+			return
+		}
+		e.buf.WriteByte('\n')
+		e.sequence(t, indent)
+	default:
+		e.buf.WriteByte(' ')
+		e.scalar(v, indent)
+	}
+}
+
+func (e *encoder) sequence(s []any, indent int) {
+	for _, v := range s {
+		e.indent(indent)
+		e.buf.WriteString("- ")
+		switch t := v.(type) {
+		case map[string]any:
+			e.mapping(t, indent+2)
+		case []any:
+			if len(t) == 0 {
+				e.buf.WriteString("[]\n")
+				continue
+			}
+			// A nested sequence starts on the dash's line.
+			e.nestedSequence(t, indent+2)
+		default:
+			e.scalar(v, indent+2)
+		}
+	}
+}
+
+func (e *encoder) nestedSequence(s []any, indent int) {
+	for i, v := range s {
+		if i > 0 {
+			e.indent(indent)
+		}
+		e.buf.WriteString("- ")
+		switch t := v.(type) {
+		case map[string]any:
+			e.mapping(t, indent+2)
+		case []any:
+			if len(t) == 0 {
+				e.buf.WriteString("[]\n")
+				continue
+			}
+			e.nestedSequence(t, indent+2)
+		default:
+			e.scalar(v, indent+2)
+		}
+	}
+}
+
+// scalar writes a scalar and the line end.
+func (e *encoder) scalar(v any, indent int) {
+	switch t := v.(type) {
+	case nil:
+		e.buf.WriteString("null\n")
+	case string:
+		e.string(t, indent)
+		e.buf.WriteByte('\n')
+	case bool:
+		if t {
+			e.buf.WriteString("true\n")
+		} else {
+			e.buf.WriteString("false\n")
+		}
+	case int64:
+		e.buf.WriteString(strconv.FormatInt(t, 10))
+		e.buf.WriteByte('\n')
+	case int:
+		e.buf.WriteString(strconv.Itoa(t))
+		e.buf.WriteByte('\n')
+	case int32:
+		e.buf.WriteString(strconv.FormatInt(int64(t), 10))
+		e.buf.WriteByte('\n')
+	case float64:
+		e.buf.WriteString(formatFloat(t))
+		e.buf.WriteByte('\n')
+	default:
+		// Not a JSON value: a programming error in a generator.
+		panic(fmt.Sprintf("manifest: cannot encode %T", v))
+	}
+}
+
+func formatFloat(f float64) string {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		panic("manifest: cannot encode a non-finite float")
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e21 {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
+}
+
+// string writes s as a plain, literal-block or double-quoted scalar.
+func (e *encoder) string(s string, indent int) {
+	switch {
+	case isPlainSafe(s):
+		e.buf.WriteString(s)
+	case literalSafe(s):
+		e.literal(s, indent)
+	default:
+		e.quoted(s)
+	}
+}
+
+// literal writes a multi-line string as a block scalar: "|" keeps one final
+// newline, "|-" strips it, "|+" keeps several.
+func (e *encoder) literal(s string, indent int) {
+	body := strings.TrimRight(s, "\n")
+	trailing := len(s) - len(body)
+	switch trailing {
+	case 0:
+		e.buf.WriteString("|-")
+	case 1:
+		e.buf.WriteString("|")
+	default:
+		e.buf.WriteString("|+")
+	}
+	lines := strings.Split(body, "\n")
+	for _, l := range lines {
+		e.buf.WriteByte('\n')
+		if l != "" {
+			e.indent(indent + 2)
+			e.buf.WriteString(l)
+		}
+	}
+	for i := 1; i < trailing; i++ {
+		e.buf.WriteByte('\n')
+	}
+	// The caller writes the final line end.
+}
+
+// literalSafe reports whether a block scalar represents s exactly.
+func literalSafe(s string) bool {
+	if !strings.Contains(s, "\n") || strings.TrimRight(s, "\n") == "" {
+		return false
+	}
+	if s[0] == ' ' || s[0] == '\t' || s[0] == '\n' {
+		return false // would need an indentation indicator
+	}
+	for _, r := range s {
+		if r == '\n' {
+			continue
+		}
+		if !isPrintable(r) || r == '\r' || r == '\t' || r == 0xFEFF {
+			return false
+		}
+	}
+	// Trailing spaces on a line are kept by a block scalar, but a line of
+	// only spaces before a more-indented line is not: be strict.
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimRight(l, " ") != l {
+			return false
+		}
+	}
+	return true
+}
+
+func isPrintable(r rune) bool {
+	return r == '\t' || (r >= 0x20 && r <= 0x7E) || r == 0x85 || (r >= 0xA0 && r <= 0xD7FF) ||
+		(r >= 0xE000 && r <= 0xFFFD && r != 0xFEFF) || (r >= 0x10000 && r <= 0x10FFFF)
+}
+
+func (e *encoder) quoted(s string) {
+	b := e.buf
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if r == utf8.RuneError && size == 1 {
+				b.WriteString(`\ufffd`)
+				continue
+			}
+			if !isPrintable(r) || r == 0x85 || r == 0x2028 || r == 0x2029 {
+				if r <= 0xFFFF {
+					fmt.Fprintf(b, `\u%04x`, r)
+				} else {
+					fmt.Fprintf(b, `\U%08x`, r)
+				}
+				continue
+			}
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+}
+
+// isPlainSafe reports whether s can be written unquoted and be read back as
+// the same string by YAML 1.1 and YAML 1.2 readers.
+func isPlainSafe(s string) bool {
+	if simplePlain(s) {
+		return true
+	}
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	switch s[0] {
+	case '-', '?', ':':
+		// "-x" is fine, "- x", "-" and "--..." are not.
+		if len(s) == 1 || s[1] == ' ' || s[0] == '-' && s[1] == '-' {
+			return false
+		}
+		if s[0] != '-' {
+			return false
+		}
+	case ',', '[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '\'', '"', '%', '@', '`':
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == 0x7F || c >= 0x80 {
+			if c >= 0x80 {
+				// Non-ASCII: plain when printable.
+				r, size := utf8.DecodeRuneInString(s[i:])
+				if r == utf8.RuneError || !isPrintable(r) || r == 0x85 || r == 0x2028 || r == 0x2029 || r == 0xFEFF {
+					return false
+				}
+				i += size - 1
+				continue
+			}
+			return false
+		}
+		switch c {
+		case ':':
+			if i == len(s)-1 || s[i+1] == ' ' {
+				return false
+			}
+		case '#':
+			if s[i-1] == ' ' {
+				return false
+			}
+		}
+	}
+	return !resolvesToNonString(s)
+}
+
+// simplePlain is the fast path of isPlainSafe: a letter, then letters,
+// digits and ./_-, and not one of YAML's boolean or null words.
+func simplePlain(s string) bool {
+	if s == "" {
+		return false
+	}
+	c := s[0]
+	if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '/') {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '/' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	if len(s) <= 5 {
+		switch s[0] | 0x20 {
+		case 'y', 'n', 't', 'f', 'o':
+			return !resolvesToNonString(s)
+		}
+	}
+	return true
+}
+
+// resolvesToNonString reports whether a plain scalar s would be read as a
+// bool, null, number or timestamp by YAML 1.1 or 1.2.
+func resolvesToNonString(s string) bool {
+	if len(s) > 6 && s[0] != '+' && s[0] != '-' && s[0] != '.' && (s[0] < '0' || s[0] > '9') {
+		return false
+	}
+	switch strings.ToLower(s) {
+	case "y", "yes", "n", "no", "true", "false", "on", "off", "null", "~",
+		".inf", "-.inf", "+.inf", ".nan", "=", "<<":
+		return true
+	}
+	c := s[0]
+	if c == '+' || c == '-' || c == '.' {
+		if len(s) == 1 {
+			return false
+		}
+		c = s[1]
+	}
+	if c < '0' || c > '9' {
+		if c == '.' { // "-.5", "+.5"
+			return true
+		}
+		return false
+	}
+	// Starts like a number: quote when it only holds characters that a
+	// number, a sexagesimal or a timestamp can hold.
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch >= '0' && ch <= '9', ch == '.', ch == '_', ch == ':', ch == '+', ch == '-',
+			ch == 'e', ch == 'E', ch == 'x', ch == 'X', ch == 'o', ch == 'O', ch == 'b', ch == 'B',
+			ch >= 'a' && ch <= 'f', ch >= 'A' && ch <= 'F', ch == 't', ch == 'T', ch == 'z', ch == 'Z', ch == ' ':
+		default:
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,148 @@
+package manifest
+
+import (
+	"bytes"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	yaml "go.yaml.in/yaml/v3"
+	sigsyaml "sigs.k8s.io/yaml"
+)
+
+func TestEncodeLayout(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		in     map[string]any
+		want   string
+	}{
+		"SortedNested": {
+			reason: "keys are sorted, maps indent by two, sequences sit at their key's indentation",
+			in: map[string]any{
+				"kind": "Service", "apiVersion": "v1",
+				"spec": map[string]any{"ports": []any{map[string]any{"port": int64(8080), "name": "http"}}, "selector": map[string]any{}},
+			},
+			want: "apiVersion: v1\nkind: Service\nspec:\n  ports:\n  - name: http\n    port: 8080\n  selector: {}\n",
+		},
+		"Quoting": {
+			reason: "strings a YAML reader would take for something else are quoted",
+			in: map[string]any{
+				"a": "true", "b": "", "c": "8080", "d": "yes", "e": "/$2", "f": "/designer(/|$)(.*)",
+				"g": "- x", "h": "a: b", "i": "#x", "j": "null", "k": "1.5", "l": "0x1F", "m": "2001-12-14",
+				"n": "v1.2.3", "o": "*", "p": "~", "q": " lead", "r": "1e3", "s": "ON",
+			},
+			want: "a: \"true\"\nb: \"\"\nc: \"8080\"\nd: \"yes\"\ne: /$2\nf: /designer(/|$)(.*)\ng: \"- x\"\nh: \"a: b\"\ni: \"#x\"\nj: \"null\"\nk: \"1.5\"\nl: \"0x1F\"\nm: \"2001-12-14\"\n\"n\": v1.2.3\no: \"*\"\np: \"~\"\nq: \" lead\"\nr: \"1e3\"\ns: \"ON\"\n",
+		},
+		"Literal": {
+			reason: "multi-line strings become block scalars",
+			in:     map[string]any{"data": map[string]any{"a": "x\ny\n", "b": "x\ny", "c": "x\n\n"}},
+			want:   "data:\n  a: |\n    x\n    y\n  b: |-\n    x\n    y\n  c: |+\n    x\n\n",
+		},
+		"Scalars": {
+			reason: "numbers, booleans, null and empty collections",
+			in:     map[string]any{"i": int64(-3), "f": 1.5, "t": true, "n": nil, "l": []any{}, "nested": []any{[]any{"a", "b"}, int64(1)}},
+			want:   "f: 1.5\ni: -3\nl: []\n\"n\": null\nnested:\n- - a\n  - b\n- 1\nt: true\n",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var b bytes.Buffer
+			Encode(&b, tc.in)
+			if diff := cmp.Diff(tc.want, b.String()); diff != "" {
+				t.Errorf("%s\nEncode(...): -want +got:\n%s", tc.reason, diff)
+			}
+			assertRoundTrip(t, tc.in, b.Bytes())
+		})
+	}
+}
+
+// assertRoundTrip checks that both YAML readers Kubernetes tools use read
+// the encoded bytes back as the original value.
+func assertRoundTrip(t *testing.T, want map[string]any, b []byte) {
+	t.Helper()
+	objs, err := decodeAny(b)
+	if err != nil {
+		t.Fatalf("yaml.v3 cannot read the output: %v\n%s", err, b)
+	}
+	if diff := cmp.Diff(normalize(want), normalize(objs)); diff != "" {
+		t.Errorf("yaml.v3 reads it back differently: -want +got:\n%s\n%s", diff, b)
+	}
+	var viaSigs map[string]any
+	if err := sigsyaml.Unmarshal(b, &viaSigs); err != nil {
+		t.Fatalf("sigs.k8s.io/yaml cannot read the output: %v\n%s", err, b)
+	}
+	if diff := cmp.Diff(normalize(want), normalize(viaSigs)); diff != "" {
+		t.Errorf("sigs.k8s.io/yaml reads it back differently: -want +got:\n%s\n%s", diff, b)
+	}
+}
+
+func decodeAny(b []byte) (map[string]any, error) {
+	var m map[string]any
+	err := yaml.Unmarshal(b, &m)
+	return m, err
+}
+
+// normalize maps every number to float64, as JSON does.
+func normalize(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		m := map[string]any{}
+		for k, e := range t {
+			m[k] = normalize(e)
+		}
+		return m
+	case []any:
+		s := make([]any, len(t))
+		for i, e := range t {
+			s[i] = normalize(e)
+		}
+		return s
+	case int:
+		return float64(t)
+	case int64:
+		return float64(t)
+	case uint64:
+		return float64(t)
+	}
+	return v
+}
+
+// TestEncodeRoundTripRandom encodes random strings drawn from characters
+// that matter to YAML and checks both readers get them back unchanged.
+func TestEncodeRoundTripRandom(t *testing.T) {
+	alphabet := []string{"a", "Z", "0", "1", "9", ".", "-", "+", ":", " ", "#", "'", "\"", "\\", "\n", "\t", "{", "}", "[", "]",
+		",", "&", "*", "!", "|", ">", "%", "@", "`", "?", "~", "e", "x", "_", "é", "ü", "😀", "\u00a0", "/", "=", "<", "y", "n", "o"}
+	r := rand.New(rand.NewSource(1))
+	for i := 0; i < 5000; i++ {
+		var sb strings.Builder
+		for n := r.Intn(8); n >= 0; n-- {
+			sb.WriteString(alphabet[r.Intn(len(alphabet))])
+		}
+		s := sb.String()
+		in := map[string]any{"k": s, s: "v", "l": []any{s}}
+		var b bytes.Buffer
+		Encode(&b, in)
+		assertRoundTrip(t, in, b.Bytes())
+		if t.Failed() {
+			t.Fatalf("string %q", s)
+		}
+	}
+}
+
+func FuzzEncodeRoundTrip(f *testing.F) {
+	for _, s := range []string{"", "true", "a: b", "x\ny", " x", "- ", "0o17", "1_000"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8Valid(s) {
+			return
+		}
+		in := map[string]any{"k": s, "l": []any{s}}
+		var b bytes.Buffer
+		Encode(&b, in)
+		assertRoundTrip(t, in, b.Bytes())
+	})
+}
+
+func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }

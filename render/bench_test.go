@@ -1,0 +1,73 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/wavesmith/wavesmith/manifest"
+)
+
+// benchInput returns N Kaoto specs as one YAML stream, every second one
+// exposed: the work of make bench.
+func benchInput(n int) []byte {
+	var b bytes.Buffer
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "---\napiVersion: designer.kaoto.io/v1alpha1\nkind: Kaoto\nmetadata:\n  name: kaoto-%05d\n  namespace: team-%02d\nspec:\n  image: quay.io/kaotoio/kaoto-app:2.4.0\n", i, i%50)
+		if i%2 == 0 {
+			fmt.Fprintf(&b, "  ingress:\n    host: kaoto-%05d.example.com\n    path: /designer\n", i)
+		}
+	}
+	return b.Bytes()
+}
+
+// BenchmarkRender measures decoding, rendering and encoding N specs, to a
+// stream and to a tree written on disk.
+func BenchmarkRender(b *testing.B) {
+	for _, n := range []int{100, 1000, 10000} {
+		in := benchInput(n)
+		b.Run(fmt.Sprintf("N=%d/stream", n), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				_ = decodeAndRender(b, in).Stream()
+			}
+		})
+		b.Run(fmt.Sprintf("N=%d/tree", n), func(b *testing.B) {
+			b.ReportAllocs()
+			// Under out/ (git-ignored), not the system temp folder, whose
+			// file creation is slow on some machines.
+			base, err := os.MkdirTemp(filepath.Join("..", "out"), "bench-")
+			if err != nil {
+				if err := os.MkdirAll(filepath.Join("..", "out"), 0o755); err != nil {
+					b.Fatal(err)
+				}
+				if base, err = os.MkdirTemp(filepath.Join("..", "out"), "bench-"); err != nil {
+					b.Fatal(err)
+				}
+			}
+			defer os.RemoveAll(base)
+			dir := filepath.Join(base, "tree")
+			for b.Loop() {
+				if err := WriteTree(dir, decodeAndRender(b, in).Tree()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func decodeAndRender(b *testing.B, in []byte) *Result {
+	objs, err := manifest.Decode("bench.yaml", in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := Render(context.Background(), objs, Options{Dialects: AllDialects, DiscardObjects: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return res
+}

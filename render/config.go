@@ -1,0 +1,70 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/wavesmith/wavesmith/api/inventory"
+	"github.com/wavesmith/wavesmith/api/v1alpha1"
+	"github.com/wavesmith/wavesmith/generators"
+)
+
+// OptionsFromConfig turns a RenderConfig spec (the KRM functionConfig, or
+// the CLI's flags) into engine options. Empty fields keep the defaults:
+// platform from the API versions, namespace "default", both dialects.
+func OptionsFromConfig(c v1alpha1.RenderConfigSpec) (Options, error) {
+	o := Options{Namespace: c.Namespace, KubeVersion: c.KubeVersion, APIVersions: c.APIVersions, Defaults: map[string]string{}}
+	if c.Platform != "" {
+		p, err := generators.ParsePlatform(c.Platform)
+		if err != nil {
+			return o, fmt.Errorf("%w: %v", ErrOptions, err)
+		}
+		o.Platform = p
+	} else {
+		o.Platform = PlatformFromAPIVersions(c.APIVersions)
+	}
+	if c.Dialects == nil {
+		o.Dialects = AllDialects
+	} else {
+		for _, d := range c.Dialects {
+			ds, err := ParseDialects(d)
+			if err != nil {
+				return o, fmt.Errorf("%w: %v", ErrOptions, err)
+			}
+			o.Dialects = append(o.Dialects, ds...)
+		}
+	}
+	if c.Wave != nil {
+		o.Defaults[inventory.ApplyOrder] = strconv.Itoa(int(*c.Wave))
+	}
+	if p := c.Policies; p != nil {
+		for key, v := range map[string]string{
+			inventory.AdoptionPolicy: p.Adoption, inventory.UpdatePolicy: p.Update,
+			inventory.DeletePolicy: p.Delete, inventory.ReconcilePolicy: p.Reconcile,
+		} {
+			if v != "" {
+				o.Defaults[key] = v
+			}
+		}
+	}
+	for key, v := range o.Defaults {
+		nv, err := checkLifecycleValue(key, v)
+		if err != nil {
+			return o, fmt.Errorf("%w: %s: %v", ErrOptions, key, err)
+		}
+		o.Defaults[key] = nv
+	}
+	return o, nil
+}
+
+// DecodeStrictJSON decodes JSON into v, refusing unknown fields.
+func DecodeStrictJSON(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("%w: %v", ErrOptions, err)
+	}
+	return nil
+}

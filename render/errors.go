@@ -1,0 +1,17 @@
+package render
+
+import "errors"
+
+// Sentinel errors of the engine, checked with errors.Is. Most come wrapped
+// in a *manifest.Error that names the file, the object and the field.
+var (
+	ErrOptions       = errors.New("invalid render options")
+	ErrEmptyInput    = errors.New("no objects in the input")
+	ErrAnnotation    = errors.New("invalid annotation")
+	ErrDuplicate     = errors.New("duplicate object")
+	ErrGenerateName  = errors.New("metadata.generateName is not supported")
+	ErrWaveOrder     = errors.New("wave order violated")
+	ErrSymlinkLoop   = errors.New("directory symlink loop")
+	ErrApplierMarker = errors.New("applier marker")
+	ErrTree          = errors.New("cannot write the tree")
+)

@@ -1,0 +1,267 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/manifest"
+)
+
+func configMap(annotations map[string]any) *manifest.Object {
+	meta := map[string]any{"name": "cm", "namespace": "ns"}
+	if annotations != nil {
+		meta["annotations"] = annotations
+	}
+	return manifest.New(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta})
+}
+
+func TestDecorateAnnotations(t *testing.T) {
+	native := func(extra map[string]any) map[string]any {
+		m := map[string]any{
+			"wavesmith.io/apply-order": "0", "wavesmith.io/delete-order": "0",
+			"wavesmith.io/adoption-policy": "if-unowned", "wavesmith.io/reconcile-policy": "on-object-change",
+			"wavesmith.io/update-policy": "ssa-override", "wavesmith.io/delete-policy": "delete",
+			"argocd.argoproj.io/sync-wave": "0", "argocd.argoproj.io/sync-options": "ServerSideApply=true",
+		}
+		for k, v := range extra {
+			m[k] = v
+		}
+		return m
+	}
+	cases := map[string]struct {
+		reason       string
+		annotations  map[string]any
+		defaults     map[string]string
+		want         map[string]any
+		wantWarnings []string
+	}{
+		"Defaults": {
+			reason: "every object carries the resolved native values, the Argo CD wave and SSA",
+			want:   native(nil),
+		},
+		"OrphanAndWave": {
+			reason:      "delete-policy orphan is written for both engines; the wave for Argo CD",
+			annotations: map[string]any{"wavesmith.io/delete-policy": "orphan", "wavesmith.io/apply-order": "2"},
+			want: native(map[string]any{
+				"wavesmith.io/delete-policy": "orphan", "wavesmith.io/apply-order": "2", "argocd.argoproj.io/sync-wave": "2",
+				"argocd.argoproj.io/sync-options":   "ServerSideApply=true,Prune=false,Delete=false",
+				"kustomize.toolkit.fluxcd.io/prune": "Disabled",
+			}),
+		},
+		"OnceWarnsArgo": {
+			reason:       "reconcile-policy once maps to Flux IfNotPresent; Argo CD cannot express it",
+			annotations:  map[string]any{"wavesmith.io/reconcile-policy": "Once"},
+			want:         native(map[string]any{"wavesmith.io/reconcile-policy": "once", "kustomize.toolkit.fluxcd.io/ssa": "IfNotPresent"}),
+			wantWarnings: []string{"argocd cannot express this: reconcile-policy once"},
+		},
+		"ReplaceWarnsFlux": {
+			reason:       "update-policy replace maps to Argo CD Replace=true; Flux cannot express it",
+			annotations:  map[string]any{"wavesmith.io/update-policy": "replace"},
+			want:         native(map[string]any{"wavesmith.io/update-policy": "replace", "argocd.argoproj.io/sync-options": "Replace=true"}),
+			wantWarnings: []string{"flux cannot express this: update-policy replace"},
+		},
+		"Recreate": {
+			reason:      "recreate is Replace+Force for Argo CD and force for Flux",
+			annotations: map[string]any{"wavesmith.io/update-policy": "recreate"},
+			want: native(map[string]any{"wavesmith.io/update-policy": "recreate", "argocd.argoproj.io/sync-options": "Replace=true,Force=true",
+				"kustomize.toolkit.fluxcd.io/force": "Enabled"}),
+		},
+		"UserSyncOptionsWin": {
+			reason:      "the object's own sync-options come first and win",
+			annotations: map[string]any{"argocd.argoproj.io/sync-options": "ServerSideApply=false,Validate=false"},
+			want:        native(map[string]any{"argocd.argoproj.io/sync-options": "ServerSideApply=false,Validate=false"}),
+		},
+		"ConfigDefaults": {
+			reason:   "render defaults apply when neither object nor spec says otherwise, without a warning per object",
+			defaults: map[string]string{"wavesmith.io/apply-order": "3", "wavesmith.io/update-policy": "ssa-merge"},
+			want: native(map[string]any{"wavesmith.io/apply-order": "3", "argocd.argoproj.io/sync-wave": "3",
+				"wavesmith.io/update-policy": "ssa-merge", "kustomize.toolkit.fluxcd.io/ssa": "Merge"}),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := configMap(tc.annotations)
+			res, err := Render(context.Background(), []*manifest.Object{o}, Options{Defaults: tc.defaults, Dialects: AllDialects})
+			if err != nil {
+				t.Fatalf("%s: %v", tc.reason, err)
+			}
+			if diff := cmp.Diff(tc.want, res.Items[0].Object.Annotations()); diff != "" {
+				t.Errorf("%s: annotations -want +got:\n%s", tc.reason, diff)
+			}
+			var got []string
+			for _, w := range res.Warnings {
+				got = append(got, w.Message)
+			}
+			if len(got) != len(tc.wantWarnings) {
+				t.Fatalf("%s: warnings %q, want %q", tc.reason, got, tc.wantWarnings)
+			}
+			for i := range got {
+				if !strings.HasPrefix(got[i], tc.wantWarnings[i]) {
+					t.Errorf("%s: warning %q, want prefix %q", tc.reason, got[i], tc.wantWarnings[i])
+				}
+			}
+		})
+	}
+}
+
+func TestDecorateLabels(t *testing.T) {
+	o := configMap(nil)
+	o.SetLabel("app.kubernetes.io/name", "mine")
+	res, err := Render(context.Background(), []*manifest.Object{o}, Options{PartOf: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"app.kubernetes.io/name": "mine", "app.kubernetes.io/instance": "cm", "app.kubernetes.io/component": "configmap",
+		"app.kubernetes.io/part-of": "shop", "app.kubernetes.io/managed-by": "wavesmith",
+	}
+	if diff := cmp.Diff(want, res.Items[0].Object.Labels()); diff != "" {
+		t.Errorf("labels present are kept, missing ones added: -want +got:\n%s", diff)
+	}
+}
+
+// fakeGenerator stands in for a spec kind in engine tests; the real
+// generators have their own tests and the examples' golden test runs them
+// through the engine.
+type fakeGenerator struct {
+	children func(spec *manifest.Object) []*manifest.Object
+	defaults map[string]string
+}
+
+func (f fakeGenerator) Generate(_ context.Context, spec *manifest.Object, _ generators.Options) (generators.Result, error) {
+	return generators.Result{Objects: f.children(spec), Defaults: f.defaults}, nil
+}
+
+func widgetOptions(children func(spec *manifest.Object) []*manifest.Object, defaults map[string]string) Options {
+	return Options{Generators: map[string]generators.Generator{"example.com/Widget": fakeGenerator{children, defaults}}}
+}
+
+func widget(name string, annotations map[string]any) *manifest.Object {
+	meta := map[string]any{"name": name}
+	if annotations != nil {
+		meta["annotations"] = annotations
+	}
+	return manifest.New(map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": meta, "spec": map[string]any{}, "status": map[string]any{"x": "y"}})
+}
+
+func TestSpecInventoryAndPrecedence(t *testing.T) {
+	children := func(spec *manifest.Object) []*manifest.Object {
+		svc := manifest.New(map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": spec.Name(), "namespace": spec.Namespace()}})
+		dep := manifest.New(map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": spec.Name(), "namespace": spec.Namespace(),
+			"annotations": map[string]any{"wavesmith.io/apply-order": "5"}}})
+		return []*manifest.Object{dep, svc}
+	}
+	opts := widgetOptions(children, map[string]string{"wavesmith.io/update-policy": "ssa-merge"})
+	opts.Defaults = map[string]string{"wavesmith.io/apply-order": "9", "wavesmith.io/delete-policy": "orphan"}
+	spec := widget("w", map[string]any{"wavesmith.io/apply-order": "1", "wavesmith.io/update-policy": "replace"})
+	res, err := Render(context.Background(), []*manifest.Object{spec}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ Key, Wave, Update, Delete string }
+	var got []row
+	for _, it := range res.Items {
+		a := it.Object.Annotations()
+		got = append(got, row{it.Object.Key().String(), a["wavesmith.io/apply-order"].(string), a["wavesmith.io/update-policy"].(string), a["wavesmith.io/delete-policy"].(string)})
+	}
+	want := []row{
+		// the Service: generator defaults > spec annotations > render defaults
+		{"Service/default/w", "1", "ssa-merge", "orphan"},
+		// the spec, a custom resource after known kinds: its own
+		// annotations, then the render defaults
+		{"Widget.example.com/default/w", "1", "replace", "orphan"},
+		// the Deployment's own annotation wins
+		{"Deployment.apps/default/w", "5", "ssa-merge", "orphan"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("precedence and order: -want +got:\n%s", diff)
+	}
+	s := res.Specs[0].Object
+	if _, has := s.Map["status"]; has {
+		t.Error("the rendered spec keeps its status; it must be dropped")
+	}
+	inv, _ := s.Annotation("wavesmith.io/inventory")
+	if want := "/v1/Service/default/w\napps/v1/Deployment/default/w"; inv != want {
+		t.Errorf("inventory %q, want %q", inv, want)
+	}
+	d, _ := s.Annotation("wavesmith.io/render-digest")
+	if !strings.HasPrefix(d, "sha256:") || len(d) != 71 {
+		t.Errorf("render digest %q", d)
+	}
+}
+
+func TestKeepInputs(t *testing.T) {
+	cm := configMap(nil)
+	spec := widget("w", nil)
+	opts := widgetOptions(func(s *manifest.Object) []*manifest.Object {
+		return []*manifest.Object{manifest.New(map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "w", "namespace": "default"}})}
+	}, nil)
+	opts.KeepInputs = true
+	res, err := Render(context.Background(), []*manifest.Object{cm, spec}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm.Labels() != nil || cm.Annotations() != nil {
+		t.Errorf("KeepInputs decorated a user object: %v %v", cm.Labels(), cm.Annotations())
+	}
+	for _, it := range res.Items {
+		if it.Role == Child && it.Object.Labels()["app.kubernetes.io/managed-by"] != "wavesmith" {
+			t.Errorf("children are decorated in every mode: %v", it.Object.Labels())
+		}
+	}
+}
+
+func TestRenderErrors(t *testing.T) {
+	crd := manifest.New(map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "widgets.example.com", "annotations": map[string]any{"wavesmith.io/apply-order": "2"}},
+		"spec":     map[string]any{"group": "example.com", "names": map[string]any{"kind": "Widget"}}})
+	ns := manifest.New(map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "ns", "annotations": map[string]any{"wavesmith.io/apply-order": "1"}}})
+	dupA, dupB := configMap(nil), configMap(nil)
+	dupA.Source.File, dupB.Source.File = "a.yaml", "b.yaml"
+	gen := manifest.New(map[string]any{"apiVersion": "v1", "kind": "Pod", "metadata": map[string]any{"generateName": "p-"}})
+	cases := map[string]struct {
+		reason   string
+		objs     []*manifest.Object
+		wantErr  error
+		wantText []string
+	}{
+		"Empty": {reason: "an empty input is an error, never an empty output", wantErr: ErrEmptyInput},
+		"BadWave": {reason: "an invalid wave names the field", objs: []*manifest.Object{configMap(map[string]any{"wavesmith.io/apply-order": "soon"})},
+			wantErr: ErrAnnotation, wantText: []string{"ConfigMap/ns/cm", "metadata.annotations.wavesmith.io/apply-order", "-32768..32767"}},
+		"BadPolicy": {reason: "an invalid policy lists the allowed values", objs: []*manifest.Object{configMap(map[string]any{"wavesmith.io/delete-policy": "keep"})},
+			wantErr: ErrAnnotation, wantText: []string{"delete, orphan, orphan-on-apply, orphan-on-delete"}},
+		"BadHint": {reason: "status hints are checked", objs: []*manifest.Object{configMap(map[string]any{"wavesmith.io/status-hint": "ready"})},
+			wantErr: ErrAnnotation, wantText: []string{"has-observed-generation"}},
+		"Duplicate": {reason: "a duplicate names both sources", objs: []*manifest.Object{dupA, dupB},
+			wantErr: ErrDuplicate, wantText: []string{"a.yaml", "b.yaml"}},
+		"GenerateName": {reason: "generateName is refused", objs: []*manifest.Object{gen}, wantErr: ErrGenerateName},
+		"NamespaceWave": {reason: "a namespaced object may not come before its Namespace", objs: []*manifest.Object{ns, configMap(nil)},
+			wantErr: ErrWaveOrder, wantText: []string{"Namespace ns"}},
+		"CRDWave": {reason: "a custom resource may not come before its CRD", objs: []*manifest.Object{crd, widget("w", nil)},
+			wantErr: ErrWaveOrder, wantText: []string{"CustomResourceDefinition widgets.example.com"}},
+		"PurgeOnNamespace": {reason: "purge-order is not allowed on a Namespace",
+			objs:    []*manifest.Object{manifest.New(map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": "x", "annotations": map[string]any{"wavesmith.io/purge-order": "1"}}})},
+			wantErr: ErrAnnotation},
+		"LabelNotString": {reason: "label values must be strings",
+			objs:    []*manifest.Object{manifest.New(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x", "labels": map[string]any{"a": int64(1)}}})},
+			wantErr: manifest.ErrInvalid, wantText: []string{"metadata.labels.a"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Render(context.Background(), tc.objs, Options{})
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("%s: want %v, got %v", tc.reason, tc.wantErr, err)
+			}
+			for _, s := range tc.wantText {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("%s: %q does not mention %q", tc.reason, err, s)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,439 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/wavesmith/wavesmith/api/inventory"
+	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/manifest"
+)
+
+// Role tells how an object came into the output.
+type Role int
+
+// Roles.
+const (
+	// PassThrough objects are input objects of kinds without a generator.
+	PassThrough Role = iota
+	// Spec objects are the rendered copies of specs (Kaoto, Component).
+	Spec
+	// Child objects were generated from a spec.
+	Child
+)
+
+// Item is one object of the output.
+type Item struct {
+	Object *manifest.Object
+	Role   Role
+	// Spec is the index in Result.Specs of the spec the item belongs to
+	// (its own index for a Spec item), -1 for pass-through objects.
+	Spec int
+	// Wave is the resolved apply-order.
+	Wave int
+	// YAML is the encoded object, without document separators.
+	YAML []byte
+	// Key is the object's identity, fixed once generated; Ref adds its
+	// apiVersion.
+	Key manifest.Key
+	Ref *manifest.Ref
+	// defines is the "group/Kind" a CustomResourceDefinition defines.
+	defines string
+	rank    int
+	lc      lifecycle
+}
+
+// Result is the rendered object set.
+type Result struct {
+	// Items in output order: wave, kind, group, namespace, name.
+	Items []*Item
+	// Specs are the spec items, in input order.
+	Specs    []*Item
+	Warnings []manifest.Warning
+}
+
+// localConfig marks objects that are not cluster resources (kustomize and
+// kpt semantics): they are read but never emitted.
+const localConfig = "config.kubernetes.io/local-config"
+
+// Render runs the engine over objs. Objects are modified in place. It
+// returns every problem it finds at a stage, not only the first.
+//
+// Each spec is generated, decorated and encoded in one pass on a worker,
+// so a large render never holds all children as maps at once (with
+// Options.DiscardObjects it drops them as soon as they are encoded).
+func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result, error) {
+	opts, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	var inputs []*manifest.Object
+	for _, o := range objs {
+		if v, _ := o.Annotation(localConfig); v == "true" {
+			continue
+		}
+		inputs = append(inputs, o)
+	}
+	if len(inputs) == 0 {
+		return nil, fmt.Errorf("%w: refusing to render nothing (an empty render would make a pruning applier delete everything)", ErrEmptyInput)
+	}
+
+	res := &Result{}
+	var errs []error
+	for _, o := range inputs {
+		if err := checkMetadata(o); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		it := &Item{Object: o, Role: PassThrough, Spec: -1}
+		if _, ok := opts.Generators[o.Group()+"/"+o.Kind()]; ok {
+			it.Role = Spec
+			it.Spec = len(res.Specs)
+			if o.Namespace() == "" {
+				o.SetNamespace(opts.Namespace)
+			}
+			delete(o.Map, "status")
+			res.Specs = append(res.Specs, it)
+		}
+		res.Items = append(res.Items, it)
+	}
+	if err := sortedJoin(errs); err != nil {
+		return nil, err
+	}
+
+	waves, err := dependencyWaves(res.Specs)
+	if err != nil {
+		return nil, err
+	}
+	// Children: generated, decorated and encoded per spec, on all cores.
+	outs := make([]specOutput, len(res.Specs))
+	parallel(len(res.Specs), func(i int) {
+		w, ok := waves[i]
+		outs[i] = renderSpec(ctx, res.Specs[i], w, ok, &opts)
+	})
+	inputItems := res.Items
+	errs = errs[:0]
+	for _, out := range outs {
+		errs = append(errs, out.err)
+		res.Warnings = append(res.Warnings, out.warnings...)
+		res.Items = append(res.Items, out.children...)
+	}
+	if err := sortedJoin(errs); err != nil {
+		return nil, err
+	}
+
+	// The objects of the input: pass-through objects and specs.
+	warns := make([][]manifest.Warning, len(inputItems))
+	itemErrs := make([]error, len(inputItems))
+	parallel(len(inputItems), func(i int) {
+		it := inputItems[i]
+		decorateInput := !opts.KeepInputs
+		var specLabels map[string]string
+		if it.Role == Spec {
+			specLabels = outs[it.Spec].specLabels
+		}
+		warns[i], itemErrs[i] = decorate(it, nil, it.Object.Name(), specLabels, "", decorateInput, &opts)
+	})
+	if err := sortedJoin(itemErrs); err != nil {
+		return nil, err
+	}
+	for _, w := range warns {
+		res.Warnings = append(res.Warnings, w...)
+	}
+	res.Warnings = append(res.Warnings, configWarnings(&opts)...)
+
+	if err := validateSet(res); err != nil {
+		return nil, err
+	}
+	markManagedInstances(res)
+	sortItems(res.Items)
+	parallel(len(inputItems), func(i int) {
+		if it := inputItems[i]; it.Role == PassThrough {
+			it.YAML = encodeExact(it.Object)
+		}
+	})
+	writeInventories(res)
+	return res, nil
+}
+
+// specOutput is what rendering one spec gives.
+type specOutput struct {
+	children   []*Item
+	warnings   []manifest.Warning
+	specLabels map[string]string
+	err        error
+}
+
+// renderSpec generates the children of one spec, then decorates and
+// encodes each of them.
+func renderSpec(ctx context.Context, spec *Item, depWave int, hasDepWave bool, opts *Options) specOutput {
+	if err := ctx.Err(); err != nil {
+		return specOutput{err: err}
+	}
+	o := spec.Object
+	g := opts.Generators[o.Group()+"/"+o.Kind()]
+	r, err := g.Generate(ctx, o, generators.Options{Platform: opts.Platform, KubeVersion: opts.KubeVersion, APIVersions: opts.APIVersions, Root: opts.Root})
+	if err != nil {
+		var me *manifest.Error
+		if !errors.As(err, &me) {
+			err = &manifest.Error{File: o.Source.File, Line: o.Source.Line, Object: o.Key().String(), Err: err, Ref: o.Ref()}
+		}
+		return specOutput{err: err}
+	}
+	out := specOutput{warnings: r.Warnings, specLabels: r.SpecLabels}
+	defaults := map[string]string{}
+	for _, k := range lifecycleKeys {
+		if v, ok := o.Annotation(k); ok {
+			defaults[k] = v
+		}
+	}
+	var errs []error
+	for k, v := range r.Defaults {
+		nv, err := checkLifecycleValue(k, v)
+		if err != nil {
+			errs = append(errs, o.FieldError("spec", err))
+			continue
+		}
+		defaults[k] = nv
+	}
+	if hasDepWave {
+		defaults[inventory.ApplyOrder] = strconv.Itoa(depWave)
+	}
+	specDigest := digest(encodeExact(&manifest.Object{Map: map[string]any{"spec": o.Map["spec"], "metadata": o.Map["metadata"]}}))
+	for _, c := range r.Objects {
+		if c.Source.File == "" {
+			c.Source = o.Source
+		}
+		if err := checkMetadata(c); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		it := &Item{Object: c, Role: Child, Spec: spec.Spec}
+		w, err := decorate(it, defaults, o.Name(), nil, specDigest, true, opts)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		out.warnings = append(out.warnings, w...)
+		it.YAML = encodeExact(c)
+		if opts.DiscardObjects {
+			c.Map = nil
+		}
+		out.children = append(out.children, it)
+	}
+	out.err = errors.Join(errs...)
+	return out
+}
+
+// decorate resolves the item's waves and policies and, when write is set,
+// writes labels and annotations. owner names the spec the object belongs
+// to (its own name for specs and pass-through objects).
+func decorate(it *Item, defaults map[string]string, owner string, specLabels map[string]string, specDigest string, write bool, opts *Options) ([]manifest.Warning, error) {
+	o := it.Object
+	it.Key = o.Key()
+	it.Ref = o.Ref()
+	it.rank = kindRank(it.Key.Kind)
+	it.defines = definedType(o)
+	lc, err := resolve(o, defaults, opts)
+	if err != nil {
+		return nil, err
+	}
+	it.lc, it.Wave = lc, lc.applyOrder
+	if !write {
+		return nil, nil
+	}
+	w := stripApplierMarkers(o)
+	for k, v := range specLabels {
+		if _, ok := o.Labels()[k]; !ok {
+			o.SetLabel(k, v)
+		}
+	}
+	addLabels(o, owner, opts)
+	return append(w, lc.annotate(o, opts, specDigest)...), nil
+}
+
+// definedType returns "group/Kind" of the type a CRD defines, or "".
+func definedType(o *manifest.Object) string {
+	if o.Kind() != "CustomResourceDefinition" || o.Group() != "apiextensions.k8s.io" {
+		return ""
+	}
+	spec, _ := o.Map["spec"].(map[string]any)
+	names, _ := spec["names"].(map[string]any)
+	g, _ := spec["group"].(string)
+	kind, _ := names["kind"].(string)
+	if kind == "" {
+		return ""
+	}
+	return g + "/" + kind
+}
+
+// configWarnings reports, once, render-wide defaults an engine cannot
+// express.
+func configWarnings(opts *Options) []manifest.Warning {
+	var w []manifest.Warning
+	add := func(d Dialect, key, msg string) {
+		if opts.hasDialect(d) {
+			w = append(w, manifest.Warning{Field: "defaults." + strings.TrimPrefix(key, inventory.Prefix), Message: fmt.Sprintf("%s cannot express this: %s", d, msg)})
+		}
+	}
+	if opts.Defaults[inventory.ReconcilePolicy] == inventory.ReconcileOnce {
+		add(ArgoCD, inventory.ReconcilePolicy, "reconcile-policy once")
+	}
+	if v := opts.Defaults[inventory.AdoptionPolicy]; v != "" && v != inventory.AdoptionIfUnowned {
+		add(ArgoCD, inventory.AdoptionPolicy, "adoption-policy "+v)
+		add(Flux, inventory.AdoptionPolicy, "adoption-policy "+v)
+	}
+	if opts.Defaults[inventory.UpdatePolicy] == inventory.UpdateReplace {
+		add(Flux, inventory.UpdatePolicy, "update-policy replace")
+	}
+	if opts.Defaults[inventory.DeletePolicy] == inventory.DeleteOrphanOnDelete {
+		add(Flux, inventory.DeletePolicy, "delete-policy orphan-on-delete")
+	}
+	if v := opts.Defaults[inventory.DeleteOrder]; v != "" && v != "0" {
+		add(ArgoCD, inventory.DeleteOrder, "delete-order "+v)
+		add(Flux, inventory.DeleteOrder, "delete-order "+v)
+	}
+	return w
+}
+
+// writeInventories gives each spec its inventory and render digest, which
+// depend on its children's bytes, then encodes the spec.
+func writeInventories(res *Result) {
+	entries := make([][]inventory.Entry, len(res.Specs))
+	hashes := make([]hash.Hash, len(res.Specs))
+	for i := range hashes {
+		hashes[i] = sha256.New()
+	}
+	sep := []byte("---\n")
+	for _, it := range res.Items { // output order: the digest is stable
+		if it.Role != Child {
+			continue
+		}
+		k := it.Key
+		_, version := manifest.SplitAPIVersion(it.Ref.APIVersion)
+		entries[it.Spec] = append(entries[it.Spec], inventory.Entry{Group: k.Group, Version: version, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name})
+		hashes[it.Spec].Write(it.YAML)
+		hashes[it.Spec].Write(sep)
+	}
+	parallel(len(res.Specs), func(i int) {
+		s := res.Specs[i]
+		s.Object.SetAnnotation(inventory.Inventory, inventory.Format(entries[i]))
+		s.Object.SetAnnotation(inventory.RenderDigest, "sha256:"+hex.EncodeToString(hashes[i].Sum(nil)))
+		s.YAML = encodeExact(s.Object)
+	})
+}
+
+type encodeScratch struct {
+	buf bytes.Buffer
+	enc manifest.Encoder
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(encodeScratch) }}
+
+// encodeExact encodes with pooled scratch space and returns an exact-size
+// copy, so a large render holds no half-empty buffers.
+func encodeExact(o *manifest.Object) []byte {
+	s := scratchPool.Get().(*encodeScratch)
+	s.buf.Reset()
+	s.enc.Encode(&s.buf, o.Map)
+	out := append([]byte(nil), s.buf.Bytes()...)
+	scratchPool.Put(s)
+	return out
+}
+
+func digest(b []byte) string {
+	s := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(s[:])
+}
+
+// Stream returns the result as one multi-document YAML stream.
+func (r *Result) Stream() []byte {
+	n := 0
+	for _, it := range r.Items {
+		n += len(it.YAML) + 4
+	}
+	var b bytes.Buffer
+	b.Grow(n)
+	_ = r.WriteStream(&b)
+	return b.Bytes()
+}
+
+// WriteStream writes the stream to w without building it in memory.
+func (r *Result) WriteStream(w io.Writer) error {
+	sep := []byte("---\n")
+	for i, it := range r.Items {
+		if i > 0 {
+			if _, err := w.Write(sep); err != nil {
+				return err
+			}
+		}
+		if _, err := w.Write(it.YAML); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parallel calls fn(0..n-1) on GOMAXPROCS goroutines.
+func parallel(n int, fn func(i int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if workers > n {
+		workers = n
+	}
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	const chunk = 64
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				start := int(next.Add(chunk)) - chunk
+				if start >= n {
+					return
+				}
+				end := min(start+chunk, n)
+				for i := start; i < end; i++ {
+					fn(i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// sortedJoin joins non-nil errors, flattening joined lists, in a stable
+// order (by message), so the report does not depend on scheduling.
+func sortedJoin(errs []error) error {
+	var flat []error
+	for _, e := range errs {
+		if e == nil {
+			continue
+		}
+		if j, ok := e.(interface{ Unwrap() []error }); ok {
+			flat = append(flat, j.Unwrap()...)
+			continue
+		}
+		flat = append(flat, e)
+	}
+	sort.SliceStable(flat, func(i, j int) bool { return flat[i].Error() < flat[j].Error() })
+	return manifest.Join(flat)
+}

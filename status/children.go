@@ -1,0 +1,186 @@
+package status
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/wavesmith/wavesmith/api/inventory"
+)
+
+// observed is one inventory entry and what the controller saw of it.
+type observed struct {
+	Entry   inventory.Entry
+	Object  *unstructured.Unstructured // nil when not found or not read
+	Health  string
+	Message string
+}
+
+// owner names a spec: its kind and namespaced name.
+type owner struct {
+	kind string
+	key  types.NamespacedName
+}
+
+type childKey struct {
+	gk              schema.GroupKind
+	namespace, name string
+}
+
+// children reads the children of specs from the manager's cache, starts a
+// watch on each child kind the first time one is needed, and maps child
+// events back to the specs whose inventories list them.
+type children struct {
+	cache  cache.Cache
+	reader client.Reader
+
+	mu          sync.Mutex
+	owners      map[childKey]map[owner]struct{}
+	byOwner     map[owner][]childKey
+	watched     map[schema.GroupVersionKind]bool
+	controllers map[string]controller.Controller // by owner kind
+}
+
+func newChildren(c cache.Cache, reader client.Reader) *children {
+	return &children{
+		cache: c, reader: reader,
+		owners:      map[childKey]map[owner]struct{}{},
+		byOwner:     map[owner][]childKey{},
+		watched:     map[schema.GroupVersionKind]bool{},
+		controllers: map[string]controller.Controller{},
+	}
+}
+
+// register adds the controller of an owner kind; child events of watched
+// kinds are sent to it.
+func (c *children) register(kind string, ctrl controller.Controller) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.controllers[kind] = ctrl
+}
+
+// track records that o lists entries, replacing what it listed before.
+func (c *children) track(o owner, entries []inventory.Entry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forgetLocked(o)
+	keys := make([]childKey, 0, len(entries))
+	for _, e := range entries {
+		k := childKey{gk: schema.GroupKind{Group: e.Group, Kind: e.Kind}, namespace: e.Namespace, name: e.Name}
+		if c.owners[k] == nil {
+			c.owners[k] = map[owner]struct{}{}
+		}
+		c.owners[k][o] = struct{}{}
+		keys = append(keys, k)
+	}
+	c.byOwner[o] = keys
+}
+
+// forget drops a spec that no longer exists.
+func (c *children) forget(o owner) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forgetLocked(o)
+}
+
+func (c *children) forgetLocked(o owner) {
+	for _, k := range c.byOwner[o] {
+		delete(c.owners[k], o)
+		if len(c.owners[k]) == 0 {
+			delete(c.owners, k)
+		}
+	}
+	delete(c.byOwner, o)
+}
+
+// ownersOf returns the specs of one kind that list a child.
+func (c *children) ownersOf(kind string, obj client.Object) []reconcile.Request {
+	gvk := obj.GetObjectKind().GroupVersionKind()
+	k := childKey{gk: gvk.GroupKind(), namespace: obj.GetNamespace(), name: obj.GetName()}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var reqs []reconcile.Request
+	for o := range c.owners[k] {
+		if o.kind == kind {
+			reqs = append(reqs, reconcile.Request{NamespacedName: o.key})
+		}
+	}
+	return reqs
+}
+
+// ensureWatch starts watching a child kind for every registered
+// controller, once.
+func (c *children) ensureWatch(gvk schema.GroupVersionKind) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.watched[gvk] {
+		return nil
+	}
+	for kind, ctrl := range c.controllers {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		kind := kind
+		h := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
+			if obj.GetObjectKind().GroupVersionKind().Empty() {
+				obj.GetObjectKind().SetGroupVersionKind(gvk)
+			}
+			return c.ownersOf(kind, obj)
+		})
+		if err := ctrl.Watch(source.Kind[client.Object](c.cache, u, h)); err != nil {
+			return fmt.Errorf("watching %s: %w", gvk, err)
+		}
+	}
+	c.watched[gvk] = true
+	return nil
+}
+
+// read observes every entry. Secrets are never read: they are reported as
+// Unknown. A kind the API server does not know counts as not found.
+func (c *children) read(ctx context.Context, entries []inventory.Entry) ([]observed, error) {
+	out := make([]observed, 0, len(entries))
+	for _, e := range entries {
+		ob := observed{Entry: e}
+		if e.Group == "" && e.Kind == "Secret" {
+			ob.Health, ob.Message = Unknown, "Secrets are not read"
+			out = append(out, ob)
+			continue
+		}
+		gvk := schema.GroupVersionKind{Group: e.Group, Version: e.Version, Kind: e.Kind}
+		if err := c.ensureWatch(gvk); err != nil && !meta.IsNoMatchError(err) {
+			return nil, err
+		}
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		err := c.reader.Get(ctx, types.NamespacedName{Namespace: e.Namespace, Name: e.Name}, u)
+		switch {
+		case err == nil:
+			ob.Object = u
+			ob.Health, ob.Message = Health(u)
+		case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
+			ob.Health, ob.Message = NotFound, "not found"
+		default:
+			return nil, fmt.Errorf("reading %s: %w", e, err)
+		}
+		out = append(out, ob)
+	}
+	return out, nil
+}
+
+// isWatched reports whether the kind of an entry is watched.
+func (c *children) isWatched(e inventory.Entry) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.watched[schema.GroupVersionKind{Group: e.Group, Version: e.Version, Kind: e.Kind}]
+}

@@ -1,0 +1,9 @@
+// Package status is wavesmith's thin status controller. It never creates,
+// updates or deletes anything but the status of Kaoto and Component
+// resources: it reads the children listed in each spec's
+// wavesmith.io/inventory annotation (what the renderer recorded, and Flux or
+// Argo CD applied), computes their health with kstatus and the
+// wavesmith.io/status-hint annotations, and writes phase or state,
+// conditions (with a kstatus-compatible Ready), observedGeneration and, for
+// Kaoto, the endpoint. It writes only when the status changes.
+package status

@@ -1,0 +1,449 @@
+package status
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zapcore"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	designerv1alpha1 "github.com/wavesmith/wavesmith/api/designer/v1alpha1"
+	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/render"
+)
+
+// The tests run against a real kube-apiserver and etcd (envtest), built
+// into bin/ by the Makefile. Missing binaries fail the tests.
+var (
+	testEnv     *envtest.Environment
+	adminConfig *rest.Config
+	k8s         client.Client
+	statusWrite atomic.Int64 // status writes seen by the API server from the shared manager
+)
+
+func TestMain(m *testing.M) {
+	logf.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.Level(zapLevel()))))
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		assets, _ = filepath.Abs(filepath.Join("..", "bin"))
+	}
+	for _, b := range []string{"kube-apiserver", "etcd"} {
+		if _, err := os.Stat(filepath.Join(assets, b)); err != nil {
+			fmt.Fprintf(os.Stderr, "FAIL: envtest needs %s in %s (%v): run 'make test', which builds it\n", b, assets, err)
+			os.Exit(1)
+		}
+	}
+	testEnv = &envtest.Environment{
+		BinaryAssetsDirectory:   assets,
+		CRDDirectoryPaths:       []string{filepath.Join("..", "kustomize", "crd", "bases"), filepath.Join("testdata", "crds")},
+		ErrorIfCRDPathMissing:   true,
+		ControlPlaneStopTimeout: time.Minute,
+	}
+	// Room for the 1000 Services of the benchmark (the default is a /24).
+	testEnv.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.0.0.0/16")
+	cfg, err := testEnv.Start()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: starting envtest: %v\n", err)
+		os.Exit(1)
+	}
+	adminConfig = cfg
+	k8s, err = client.New(cfg, client.Options{Scheme: Scheme()})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for _, ns := range sharedNamespaces {
+		if err := k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
+	code := m.Run()
+	if err := testEnv.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
+	}
+	os.Exit(code)
+}
+
+func zapLevel() int8 {
+	if os.Getenv("WAVESMITH_TEST_VERBOSE") != "" {
+		return -1
+	}
+	return 2 // errors only
+}
+
+// countingConfig counts status writes (PUT or PATCH on .../status).
+func countingConfig(cfg *rest.Config, counter *atomic.Int64) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	c.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			if (r.Method == http.MethodPut || r.Method == http.MethodPatch) && strings.HasSuffix(r.URL.Path, "/status") {
+				counter.Add(1)
+			}
+			return rt.RoundTrip(r)
+		})
+	}
+	return c
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// startManager runs a manager until the test ends.
+func startManager(t *testing.T, cfg *rest.Config, o Options) {
+	t.Helper()
+	if o.MetricsAddr == "" {
+		o.MetricsAddr = "0"
+	}
+	if o.ProbeAddr == "" {
+		o.ProbeAddr = "0"
+	}
+	o.skipNameValidation = true
+	mgr, err := NewManager(cfg, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("manager: %v", err)
+		}
+	})
+}
+
+// sharedNamespaces are the namespaces the shared manager watches; tests
+// that run their own manager use other namespaces, so that only their
+// manager can have written what they check.
+var (
+	sharedNamespaces = []string{"shared-0", "shared-1", "shared-2", "shared-3", "shared-4", "shared-5"}
+	nextShared       atomic.Int64
+)
+
+// namespace returns a fresh namespace watched by the shared manager.
+func namespace(t *testing.T) string {
+	t.Helper()
+	i := int(nextShared.Add(1)) - 1
+	if i >= len(sharedNamespaces) {
+		t.Fatal("add a name to sharedNamespaces")
+	}
+	return sharedNamespaces[i]
+}
+
+// ownNamespace creates a namespace the shared manager does not watch.
+func ownNamespace(t *testing.T, name string) string {
+	t.Helper()
+	if err := k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// renderKaoto renders a Kaoto with the real engine and returns the spec
+// (with its inventory) and its children, as Flux or Argo CD would apply them.
+func renderKaoto(t *testing.T, ns, name string, spec map[string]any, p generators.Platform) (*unstructured.Unstructured, []*unstructured.Unstructured) {
+	t.Helper()
+	obj := manifest.New(map[string]any{"apiVersion": designerv1alpha1.APIVersion, "kind": designerv1alpha1.Kind,
+		"metadata": map[string]any{"name": name, "namespace": ns}, "spec": spec})
+	res, err := render.Render(context.Background(), []*manifest.Object{obj}, render.Options{Platform: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kaoto *unstructured.Unstructured
+	var kids []*unstructured.Unstructured
+	for _, it := range res.Items {
+		u := &unstructured.Unstructured{Object: normalize(it.Object.Map).(map[string]any)}
+		if it.Role == render.Spec {
+			kaoto = u
+		} else {
+			kids = append(kids, u)
+		}
+	}
+	return kaoto, kids
+}
+
+// normalize turns int64 values into the int64 unstructured expects (it
+// already is) and leaves the rest; unstructured wants map[string]any.
+func normalize(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = normalize(e)
+		}
+	case []any:
+		for i, e := range t {
+			t[i] = normalize(e)
+		}
+	}
+	return v
+}
+
+func create(t *testing.T, objs ...*unstructured.Unstructured) {
+	t.Helper()
+	for _, o := range objs {
+		if err := k8s.Create(context.Background(), o.DeepCopy()); err != nil {
+			t.Fatalf("creating %s %s: %v", o.GetKind(), o.GetName(), err)
+		}
+	}
+}
+
+func byKind(objs []*unstructured.Unstructured, kind string) *unstructured.Unstructured {
+	for _, o := range objs {
+		if o.GetKind() == kind {
+			return o
+		}
+	}
+	return nil
+}
+
+// eventually polls cond every 50 ms until it holds or the timeout passes.
+func eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	last := ""
+	for {
+		ok, state := cond()
+		if ok {
+			return
+		}
+		last = state
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v; last state: %s", what, timeout, last)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func getKaoto(t *testing.T, ns, name string) *designerv1alpha1.Kaoto {
+	t.Helper()
+	k := &designerv1alpha1.Kaoto{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, k); err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func waitPhase(t *testing.T, ns, name, phase string, timeout time.Duration) *designerv1alpha1.Kaoto {
+	t.Helper()
+	var k *designerv1alpha1.Kaoto
+	eventually(t, timeout, fmt.Sprintf("Kaoto %s/%s phase %s", ns, name, phase), func() (bool, string) {
+		k = getKaoto(t, ns, name)
+		return k.Status.Phase == phase, fmt.Sprintf("phase %q conditions %v", k.Status.Phase, conditionSummary(k.Status.Conditions))
+	})
+	return k
+}
+
+func conditionSummary(cs []metav1.Condition) string {
+	var s []string
+	for _, c := range cs {
+		s = append(s, c.Type+"="+string(c.Status)+"/"+c.Reason)
+	}
+	return strings.Join(s, ",")
+}
+
+func cond(k *designerv1alpha1.Kaoto, typ string) metav1.Condition {
+	for _, c := range k.Status.Conditions {
+		if c.Type == typ {
+			return c
+		}
+	}
+	return metav1.Condition{}
+}
+
+// makeAvailable does what a kubelet and the deployment controller would:
+// it reports the Deployment as rolled out and available.
+func makeAvailable(t *testing.T, ns, name string) {
+	t.Helper()
+	d := &appsv1.Deployment{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, d); err != nil {
+		t.Fatal(err)
+	}
+	d.Status = appsv1.DeploymentStatus{
+		ObservedGeneration: d.Generation, Replicas: 1, UpdatedReplicas: 1, ReadyReplicas: 1, AvailableReplicas: 1,
+		Conditions: []appsv1.DeploymentCondition{
+			{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionTrue, Reason: "MinimumReplicasAvailable"},
+			{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "NewReplicaSetAvailable"},
+		},
+	}
+	if err := k8s.Status().Update(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var sharedManager atomic.Bool
+
+// shared starts, once, the manager most tests use, counting its status writes.
+func shared(t *testing.T) {
+	t.Helper()
+	if sharedManager.Swap(true) {
+		return
+	}
+	mgr, err := NewManager(countingConfig(adminConfig, &statusWrite), Options{MetricsAddr: "0", ProbeAddr: "0", Namespaces: sharedNamespaces, skipNameValidation: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		if err := mgr.Start(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, "shared manager:", err)
+		}
+	}()
+}
+
+func TestKaotoLifecycle(t *testing.T) {
+	shared(t)
+	ns := namespace(t)
+	kaoto, kids := renderKaoto(t, ns, "designer", map[string]any{"ingress": map[string]any{"host": "kaoto.example.com", "path": "/designer"}}, generators.Kubernetes)
+	create(t, kaoto)
+
+	k := waitPhase(t, ns, "designer", PhasePending, 10*time.Second)
+	if c := cond(k, ConditionService); c.Status != metav1.ConditionFalse || c.Reason != "NotFound" || !strings.Contains(c.Message, "Service "+ns+"/designer") {
+		t.Errorf("children missing: Service condition %+v", c)
+	}
+
+	create(t, kids...)
+	k = waitPhase(t, ns, "designer", PhaseProgressing, 10*time.Second)
+	if c := cond(k, ConditionService); c.Status != metav1.ConditionTrue {
+		t.Errorf("Service present: condition %+v", c)
+	}
+	if c := cond(k, ConditionDeployment); c.Status != metav1.ConditionFalse || c.Reason != "Progressing" {
+		t.Errorf("Deployment not available: condition %+v", c)
+	}
+	if c := cond(k, ConditionReady); c.Status != metav1.ConditionFalse {
+		t.Errorf("Ready must be False while progressing: %+v", c)
+	}
+
+	makeAvailable(t, ns, "designer")
+	k = waitPhase(t, ns, "designer", PhaseReady, 10*time.Second)
+	if want := "http://kaoto.example.com/designer/"; k.Status.Endpoint != want {
+		t.Errorf("endpoint %q, want %q", k.Status.Endpoint, want)
+	}
+	if c := cond(k, ConditionReady); c.Status != metav1.ConditionTrue {
+		t.Errorf("Ready condition %+v", c)
+	}
+	if k.Status.ObservedGeneration != k.Generation {
+		t.Errorf("observedGeneration %d, generation %d", k.Status.ObservedGeneration, k.Generation)
+	}
+
+	// Nothing changes: touching a child 10 times reconciles 10 times and
+	// writes no status.
+	before := statusWrite.Load()
+	if before == 0 {
+		t.Fatal("the status-write counter saw no writes: it counts nothing")
+	}
+	svc := &corev1.Service{}
+	for i := 0; i < 10; i++ {
+		if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: "designer"}, svc); err != nil {
+			t.Fatal(err)
+		}
+		if svc.Labels == nil {
+			svc.Labels = map[string]string{}
+		}
+		svc.Labels["touch"] = fmt.Sprint(i)
+		if err := k8s.Update(context.Background(), svc); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if n := statusWrite.Load() - before; n != 0 {
+		t.Errorf("%d status writes across 10 reconciles with nothing changed, want 0", n)
+	}
+
+	// A generation bump: observedGeneration follows.
+	cur := getKaoto(t, ns, "designer")
+	cur.Spec.Image = "quay.io/kaotoio/kaoto-app:2.5.0"
+	if err := k8s.Update(context.Background(), cur); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 5*time.Second, "observedGeneration follows the generation", func() (bool, string) {
+		k := getKaoto(t, ns, "designer")
+		return k.Status.ObservedGeneration == k.Generation && k.Generation > 1, fmt.Sprintf("%d/%d", k.Status.ObservedGeneration, k.Generation)
+	})
+
+	// A child deleted: its condition drops and the phase leaves Ready within 2 s.
+	if err := k8s.Delete(context.Background(), &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "designer"}}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	eventually(t, 2*time.Second, "phase leaves Ready after the Deployment is deleted", func() (bool, string) {
+		k := getKaoto(t, ns, "designer")
+		return k.Status.Phase != PhaseReady && cond(k, ConditionDeployment).Status == metav1.ConditionFalse, k.Status.Phase
+	})
+	t.Logf("phase left Ready %v after the delete", time.Since(start).Round(time.Millisecond))
+}
+
+func TestKaotoLoadBalancerEndpoint(t *testing.T) {
+	shared(t)
+	ns := namespace(t)
+	kaoto, kids := renderKaoto(t, ns, "k2", map[string]any{"ingress": map[string]any{"path": "/k2"}}, generators.Kubernetes)
+	create(t, kaoto)
+	create(t, kids...)
+	makeAvailable(t, ns, "k2")
+	k := waitPhase(t, ns, "k2", PhaseReady, 10*time.Second)
+	if want := "http://k2." + ns + ".svc.cluster.local:8080/"; k.Status.Endpoint != want {
+		t.Errorf("before a load balancer: endpoint %q, want %q", k.Status.Endpoint, want)
+	}
+	ing := byKind(kids, "Ingress").DeepCopy()
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(ing), ing); err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedSlice(ing.Object, []any{map[string]any{"ip": "192.168.49.2"}}, "status", "loadBalancer", "ingress"); err != nil {
+		t.Fatal(err)
+	}
+	if err := k8s.Status().Update(context.Background(), ing); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 5*time.Second, "endpoint follows the load-balancer address", func() (bool, string) {
+		k := getKaoto(t, ns, "k2")
+		return k.Status.Endpoint == "http://192.168.49.2/k2/", k.Status.Endpoint
+	})
+}
+
+func TestKaotoRoute(t *testing.T) {
+	shared(t)
+	ns := namespace(t)
+	kaoto, kids := renderKaoto(t, ns, "my-kaoto", map[string]any{"ingress": map[string]any{"host": "kaoto.example.com", "path": "/designer"}}, generators.OpenShift)
+	if byKind(kids, "Route") == nil {
+		t.Fatal("the OpenShift render has no Route")
+	}
+	create(t, kaoto)
+	create(t, kids...)
+	makeAvailable(t, ns, "my-kaoto")
+	route := byKind(kids, "Route").DeepCopy()
+	if err := k8s.Get(context.Background(), client.ObjectKeyFromObject(route), route); err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedSlice(route.Object, []any{map[string]any{"host": "kaoto.example.com", "routerName": "default"}}, "status", "ingress"); err != nil {
+		t.Fatal(err)
+	}
+	if err := k8s.Status().Update(context.Background(), route); err != nil {
+		t.Fatal(err)
+	}
+	k := waitPhase(t, ns, "my-kaoto", PhaseReady, 10*time.Second)
+	eventually(t, 5*time.Second, "Route endpoint", func() (bool, string) {
+		k = getKaoto(t, ns, "my-kaoto")
+		return k.Status.Endpoint == "https://kaoto.example.com/designer/", k.Status.Endpoint
+	})
+	if c := cond(k, ConditionIngress); c.Status != metav1.ConditionTrue || !strings.Contains(c.Message, "Route") {
+		t.Errorf("Ingress condition for a Route: %+v", c)
+	}
+}

@@ -1,0 +1,81 @@
+package status
+
+import (
+	"fmt"
+	"strings"
+
+	kstatus "github.com/fluxcd/cli-utils/pkg/kstatus/status"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/wavesmith/wavesmith/api/inventory"
+)
+
+// Health values of a child, as kstatus names them; Unknown is for children
+// the controller may not read (Secrets).
+const (
+	Current    = string(kstatus.CurrentStatus)
+	InProgress = string(kstatus.InProgressStatus)
+	Failed     = string(kstatus.FailedStatus)
+	NotFound   = string(kstatus.NotFoundStatus)
+	Unknown    = string(kstatus.UnknownStatus)
+)
+
+// Health computes the status of a child: kstatus, then the child's
+// wavesmith.io/status-hint as component-operator-runtime reads it:
+// has-observed-generation (a missing status.observedGeneration means not
+// yet observed), has-ready-condition (a missing Ready condition means not
+// ready), conditions=A;B (each must be True). A nil object is NotFound.
+func Health(u *unstructured.Unstructured) (string, string) {
+	if u == nil {
+		return NotFound, "not found"
+	}
+	if u.GetDeletionTimestamp() != nil {
+		return InProgress, "being deleted"
+	}
+	res, err := kstatus.Compute(u)
+	if err != nil {
+		return Unknown, err.Error()
+	}
+	st, msg := string(res.Status), res.Message
+	if st == string(kstatus.TerminatingStatus) {
+		st = InProgress
+	}
+	if st != Current {
+		return st, msg
+	}
+	hints := u.GetAnnotations()[inventory.StatusHint]
+	for _, h := range strings.Split(hints, ",") {
+		h = strings.TrimSpace(h)
+		switch {
+		case h == "":
+		case h == "has-observed-generation":
+			if _, found, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration"); !found {
+				return InProgress, "status.observedGeneration not yet set"
+			}
+		case h == "has-ready-condition":
+			if c := condition(u, "Ready"); c == "" {
+				return InProgress, "no Ready condition yet"
+			}
+		case strings.HasPrefix(h, "conditions="):
+			for _, t := range strings.Split(strings.TrimPrefix(h, "conditions="), ";") {
+				if t = strings.TrimSpace(t); t != "" && condition(u, t) != "True" {
+					return InProgress, fmt.Sprintf("condition %s is not True", t)
+				}
+			}
+		}
+	}
+	return Current, msg
+}
+
+// condition returns the status of a condition ("" when absent).
+func condition(u *unstructured.Unstructured, typ string) string {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		m, ok := c.(map[string]any)
+		if ok && m["type"] == typ {
+			s, _ := m["status"].(string)
+			return s
+		}
+	}
+	return ""
+}
