@@ -27,7 +27,11 @@ generate: ## regenerate deepcopy functions and CRDs from api/ (controller-gen)
 	cp kustomize/crd/bases/*.yaml charts/wavesmith/crds/
 
 WAVESMITH_STATUS := $(BIN)/wavesmith-status
+export WAVESMITH_STATUS_BIN := $(WAVESMITH_STATUS)
+TEST_TOOLS += $(WAVESMITH_STATUS)
 
 .PHONY: build-status
-build-status: ## build bin/wavesmith-status
-	$(GO) build -trimpath -o $(WAVESMITH_STATUS) ./cmd/wavesmith-status
+build-status: $(WAVESMITH_STATUS) ## build bin/wavesmith-status
+
+$(WAVESMITH_STATUS): $(GO_SOURCES)
+	$(GO) build -trimpath -o $@ ./cmd/wavesmith-status

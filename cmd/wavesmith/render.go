@@ -12,6 +12,7 @@ import (
 
 func newRenderCommand() *cobra.Command {
 	var f renderFlags
+	var t treeFlags
 	var out string
 	c := &cobra.Command{
 		Use:   "render [PATH|-]...",
@@ -28,6 +29,13 @@ the rest, each with a kustomization.yaml. The tree is written aside and
 swapped in whole: a failed render leaves the old tree untouched, and files
 that no longer belong disappear.
 
+With --flux the tree also holds flux/: one Flux Kustomization per wave
+(flux/wave-<n>.yaml, applying flux/wave-<n>/), chained with dependsOn, wait
+and prune, for a Flux Kustomization to apply. Objects that move to another
+wave leave a handoff stub in their old wave, so that Flux does not prune
+them before the new wave adopts them; render reads the previous tree at DIR
+to find them.
+
 Bad input is reported as "file:line: Kind/namespace/name: field: message"
 and nothing is written. An input without objects is an error: an empty
 render would make a pruning GitOps engine delete everything.`,
@@ -40,6 +48,9 @@ render would make a pruning GitOps engine delete everything.`,
   # Put everything in wave 1 unless an object or spec says otherwise
   wavesmith render deploy/ --wave 1 --update-policy ssa-merge
 
+  # A tree for Flux: Kustomizations per wave reading GitRepository flux-system
+  wavesmith render deploy/ -o rendered/ --flux --flux-source GitRepository/flux-system
+
   # From standard input
   cat kaoto.yaml | wavesmith render -`,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -49,13 +60,25 @@ render would make a pruning GitOps engine delete everything.`,
 			}
 			f.printWarnings(c, res)
 			if out == "" || out == "-" {
+				if t.flux {
+					return usageError{cmd: c.CommandPath(), err: fmt.Errorf("--flux writes a tree: give -o DIR")}
+				}
 				w := bufio.NewWriterSize(c.OutOrStdout(), 1<<20)
 				if err := res.WriteStream(w); err != nil {
 					return err
 				}
 				return w.Flush()
 			}
-			files := res.Tree()
+			var previous map[string][]byte
+			if t.flux {
+				if previous, err = render.ReadTree(out); err != nil {
+					return fmt.Errorf("reading the previous tree %s: %w", out, err)
+				}
+			}
+			files, err := t.files(c, res, out, previous)
+			if err != nil {
+				return err
+			}
 			if err := render.WriteTree(out, files); err != nil {
 				return err
 			}
@@ -64,12 +87,14 @@ render would make a pruning GitOps engine delete everything.`,
 		},
 	}
 	f.bind(c)
+	t.bind(c)
 	c.Flags().StringVarP(&out, "output", "o", "-", "\"-\" for a YAML stream on standard output, or a folder for a GitOps tree")
 	return c
 }
 
 func newCheckCommand() *cobra.Command {
 	var f renderFlags
+	var t treeFlags
 	var out string
 	c := &cobra.Command{
 		Use:   "check [PATH|-]... -o DIR",
@@ -92,7 +117,11 @@ unified diff on standard output when they are not: the CI render step.`,
 			if err != nil {
 				return fmt.Errorf("reading %s: %w", out, err)
 			}
-			diff := render.DiffTrees(res.Tree(), got)
+			want, err := t.files(c, res, out, got)
+			if err != nil {
+				return err
+			}
+			diff := render.DiffTrees(want, got)
 			if diff == "" {
 				return nil
 			}
@@ -102,6 +131,7 @@ unified diff on standard output when they are not: the CI render step.`,
 		},
 	}
 	f.bind(c)
+	t.bind(c)
 	c.Flags().StringVarP(&out, "output", "o", "", "the tree to compare with (required)")
 	return c
 }

@@ -155,6 +155,12 @@ func ResolvePath(spec *manifest.Object, field, rel, root string) (string, error)
 		return "", spec.FieldError(field, fmt.Errorf("root %s: %w", root, err))
 	}
 	rootReal, _ = filepath.Abs(rootReal)
+	rootAbs, _ := filepath.Abs(root)
+	if abs, _ := filepath.Abs(p); !within(abs, rootAbs) && !within(abs, rootReal) {
+		// Lexically outside: refuse before asking the file system, so
+		// the answer does not depend on what exists beyond the root.
+		return "", spec.FieldError(field, fmt.Errorf("%w: %s leaves %s", ErrOutsideRoot, rel, rootAbs))
+	}
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -163,10 +169,15 @@ func ResolvePath(spec *manifest.Object, field, rel, root string) (string, error)
 		return "", spec.FieldError(field, err)
 	}
 	real, _ = filepath.Abs(real)
-	if real != rootReal && !strings.HasPrefix(real, rootReal+string(filepath.Separator)) {
+	if !within(real, rootReal) {
 		return "", spec.FieldError(field, fmt.Errorf("%w: %s resolves to %s, outside %s", ErrOutsideRoot, rel, real, rootReal))
 	}
 	return p, nil
+}
+
+// within reports whether p is dir or lies below it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
 }
 
 // Values merges the values files (in order) and spec.values on top.

@@ -1,0 +1,404 @@
+package flux
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/wavesmith/wavesmith/api/v1alpha1"
+	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/render"
+)
+
+// Dir is the tree folder holding the Flux files.
+const Dir = "flux"
+
+const (
+	// SSAAnnotation is kustomize-controller's per-object apply mode.
+	SSAAnnotation = "kustomize.toolkit.fluxcd.io/ssa"
+	// HandoffAnnotation names, on a stub, the wave that now holds the
+	// object.
+	HandoffAnnotation = "wavesmith.io/handoff-to"
+)
+
+// ErrOption: an option has an invalid value.
+var ErrOption = errors.New("invalid flux option")
+
+// SourceRef is the Flux source the Kustomizations read the tree from.
+type SourceRef struct {
+	Kind, Name, Namespace string
+}
+
+// Options shape the Kustomizations.
+type Options struct {
+	// Name prefixes the Kustomization names: <Name>-wave-<n> (negative
+	// waves: <Name>-wave-m<n>). Default "wavesmith".
+	Name string
+	// Namespace of the Kustomizations. Default "flux-system".
+	Namespace string
+	// Source defaults to GitRepository/flux-system, what flux bootstrap
+	// creates.
+	Source SourceRef
+	// Path is the tree's folder inside the source, slash-separated
+	// ("." for its root). Required.
+	Path string
+	// Interval and Timeout are Go durations. Defaults 10m and 5m.
+	Interval, Timeout string
+}
+
+var sourceKinds = []string{"GitRepository", "OCIRepository", "Bucket", "ExternalArtifact"}
+
+// ParseSource parses KIND/NAME or KIND/NAMESPACE/NAME.
+func ParseSource(s string) (SourceRef, error) {
+	parts := strings.Split(s, "/")
+	var ref SourceRef
+	switch len(parts) {
+	case 2:
+		ref = SourceRef{Kind: parts[0], Name: parts[1]}
+	case 3:
+		ref = SourceRef{Kind: parts[0], Namespace: parts[1], Name: parts[2]}
+	default:
+		return ref, fmt.Errorf("%w: source %q: want KIND/NAME or KIND/NAMESPACE/NAME", ErrOption, s)
+	}
+	return ref, nil
+}
+
+func (o Options) normalize() (Options, error) {
+	def := func(s *string, v string) {
+		if *s == "" {
+			*s = v
+		}
+	}
+	def(&o.Name, "wavesmith")
+	def(&o.Namespace, "flux-system")
+	def(&o.Source.Kind, "GitRepository")
+	def(&o.Source.Name, "flux-system")
+	def(&o.Interval, "10m")
+	def(&o.Timeout, "5m")
+	var errs []error
+	// The name becomes the value of the kustomize.toolkit.fluxcd.io/name
+	// owner label: at most 63 characters with the longest wave suffix.
+	if msgs := validation.IsDNS1123Label(o.Name + "-wave-m32768"); len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("%w: name %q: %s", ErrOption, o.Name, strings.Join(msgs, "; ")))
+	}
+	if msgs := validation.IsDNS1123Label(o.Namespace); len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("%w: namespace %q: %s", ErrOption, o.Namespace, strings.Join(msgs, "; ")))
+	}
+	known := false
+	for _, k := range sourceKinds {
+		known = known || k == o.Source.Kind
+	}
+	if !known {
+		errs = append(errs, fmt.Errorf("%w: source kind %q: want one of %s", ErrOption, o.Source.Kind, strings.Join(sourceKinds, ", ")))
+	}
+	if o.Source.Name == "" {
+		errs = append(errs, fmt.Errorf("%w: source name is empty", ErrOption))
+	}
+	for name, d := range map[string]string{"interval": o.Interval, "timeout": o.Timeout} {
+		if v, err := time.ParseDuration(d); err != nil || v <= 0 {
+			errs = append(errs, fmt.Errorf("%w: %s %q: want a positive duration such as 5m or 90s", ErrOption, name, d))
+		}
+	}
+	if o.Path == "" {
+		errs = append(errs, fmt.Errorf("%w: the path of the tree inside the source is required", ErrOption))
+	} else if p := path.Clean(o.Path); path.IsAbs(p) || p == ".." || strings.HasPrefix(p, "../") {
+		errs = append(errs, fmt.Errorf("%w: path %q: want a path inside the source, relative to its root", ErrOption, o.Path))
+	}
+	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
+	return o, errors.Join(errs...)
+}
+
+// WaveLabel is the name part of a wave: "3", "m5" for -5.
+func WaveLabel(w int) string {
+	if w < 0 {
+		return "m" + strconv.Itoa(-w)
+	}
+	return strconv.Itoa(w)
+}
+
+func parseWaveLabel(s string) (int, bool) {
+	neg := strings.HasPrefix(s, "m")
+	n, err := strconv.Atoi(strings.TrimPrefix(s, "m"))
+	if err != nil || n < 0 || (neg && n == 0) || strconv.Itoa(n) != strings.TrimPrefix(s, "m") {
+		return 0, false
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// WaveDir is the tree folder of wave w: flux/wave-<label>.
+func WaveDir(w int) string { return Dir + "/wave-" + WaveLabel(w) }
+
+// KustomizationName is the name of wave w's Kustomization.
+func KustomizationName(name string, w int) string { return name + "-wave-" + WaveLabel(w) }
+
+// wave is what Files writes for one wave.
+type wave struct {
+	n         int
+	resources []string // tree paths of the objects, in output order
+	stubs     []*render.Item
+	dependsOn map[int]bool
+}
+
+// Files returns the Flux files of res for the tree whose other files are
+// res.Tree(): flux/kustomization.yaml listing one Kustomization per wave
+// (flux/wave-<n>.yaml) and, per wave, flux/wave-<n>/kustomization.yaml
+// listing that wave's object files plus any handoff stubs. previous is the
+// tree being replaced (nil or empty for a first render); it decides the
+// stubs. Objects resolve through relative paths outside the wave folder,
+// which Flux allows (it builds with LoadRestrictionsNone; plain kustomize
+// needs --load-restrictor LoadRestrictionsNone).
+func Files(res *render.Result, previous map[string][]byte, opts Options) (map[string][]byte, error) {
+	opts, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	old, err := previousWaves(previous)
+	if err != nil {
+		return nil, err
+	}
+	waves := map[int]*wave{}
+	get := func(n int) *wave {
+		w := waves[n]
+		if w == nil {
+			w = &wave{n: n, dependsOn: map[int]bool{}}
+			waves[n] = w
+		}
+		return w
+	}
+	paths := res.Paths()
+	for i, it := range res.Items {
+		get(it.Wave).resources = append(get(it.Wave).resources, paths[i])
+	}
+	// Handoffs: an old wave that reconciles before the new one (an earlier
+	// wave) would prune the object; an old wave left with no objects would
+	// be deleted and its finalizer would delete the object.
+	for _, it := range res.Items {
+		for _, w := range old[it.Key] {
+			if w == it.Wave {
+				continue
+			}
+			if _, alive := waves[w]; w < it.Wave || !alive || len(waves[w].resources) == 0 {
+				get(w).stubs = append(get(w).stubs, it)
+			}
+		}
+	}
+	if err := componentDependencies(res, get); err != nil {
+		return nil, err
+	}
+	nums := make([]int, 0, len(waves))
+	for n := range waves {
+		nums = append(nums, n)
+	}
+	sort.Ints(nums)
+	files := map[string][]byte{}
+	var list []string
+	for i, n := range nums {
+		w := waves[n]
+		if i > 0 {
+			w.dependsOn[nums[i-1]] = true
+		}
+		dir := WaveDir(n)
+		var resources []string
+		for _, p := range w.resources {
+			resources = append(resources, "../../"+p)
+		}
+		used := map[string]bool{}
+		for _, it := range w.stubs {
+			name := stubName(it.Key, used)
+			files[dir+"/"+name] = stub(it, n)
+			resources = append(resources, name)
+		}
+		files[dir+"/kustomization.yaml"] = kustomizationFile(resources)
+		file := "wave-" + WaveLabel(n) + ".yaml"
+		files[Dir+"/"+file] = kustomizationObject(w, opts)
+		list = append(list, file)
+	}
+	files[Dir+"/kustomization.yaml"] = kustomizationFile(list)
+	return files, nil
+}
+
+// componentDependencies adds, for each Component with spec.dependsOn, a
+// dependency of its wave on the latest wave of each Component it depends
+// on (the wave chain already implies it; the explicit edge documents it
+// and survives a hand edit of the chain).
+func componentDependencies(res *render.Result, get func(int) *wave) error {
+	last := map[string]int{} // namespace/name of a Component -> its latest wave
+	for _, it := range res.Items {
+		if it.Spec < 0 {
+			continue
+		}
+		s := res.Specs[it.Spec].Key
+		if s.Group+"/"+s.Kind != v1alpha1.Group+"/"+v1alpha1.ComponentKind {
+			continue
+		}
+		k := s.Namespace + "/" + s.Name
+		if w, ok := last[k]; !ok || it.Wave > w {
+			last[k] = it.Wave
+		}
+	}
+	for _, sp := range res.Specs {
+		if sp.Key.Group+"/"+sp.Key.Kind != v1alpha1.Group+"/"+v1alpha1.ComponentKind || sp.Object == nil {
+			continue
+		}
+		spec, _ := sp.Object.Map["spec"].(map[string]any)
+		deps, _ := spec["dependsOn"].([]any)
+		for i, d := range deps {
+			m, _ := d.(map[string]any)
+			name, _ := m["name"].(string)
+			ns, _ := m["namespace"].(string)
+			if ns == "" {
+				ns = sp.Key.Namespace
+			}
+			w, ok := last[ns+"/"+name]
+			if !ok {
+				return sp.Object.FieldError(fmt.Sprintf("spec.dependsOn[%d]", i), fmt.Errorf("%w: Component %s/%s is not part of the render", render.ErrDependency, ns, name))
+			}
+			if w < sp.Wave {
+				get(sp.Wave).dependsOn[w] = true
+			}
+		}
+	}
+	return nil
+}
+
+// previousWaves maps each object of the previous tree's Flux folders to
+// the waves that held it (as an object or a stub).
+func previousWaves(previous map[string][]byte) (map[manifest.Key][]int, error) {
+	old := map[manifest.Key][]int{}
+	var kfiles []string
+	for p := range previous {
+		if strings.HasPrefix(p, Dir+"/wave-") && strings.HasSuffix(p, "/kustomization.yaml") && strings.Count(p, "/") == 2 {
+			kfiles = append(kfiles, p)
+		}
+	}
+	sort.Strings(kfiles)
+	for _, kf := range kfiles {
+		dir := path.Dir(kf)
+		n, ok := parseWaveLabel(strings.TrimPrefix(path.Base(dir), "wave-"))
+		if !ok {
+			continue
+		}
+		var k struct {
+			Resources []string `yaml:"resources"`
+		}
+		if err := yaml.Unmarshal(previous[kf], &k); err != nil {
+			return nil, fmt.Errorf("previous tree: %s: %w: %v", kf, manifest.ErrInvalid, err)
+		}
+		for _, r := range k.Resources {
+			p := path.Join(dir, r)
+			b, ok := previous[p]
+			if !ok {
+				continue // a file of the old tree that is gone: nothing to hand off
+			}
+			objs, err := manifest.Decode(p, b)
+			if err != nil {
+				return nil, fmt.Errorf("previous tree: %w", err)
+			}
+			for _, o := range objs {
+				old[o.Key()] = append(old[o.Key()], n)
+			}
+		}
+	}
+	return old, nil
+}
+
+func stubName(k manifest.Key, used map[string]bool) string {
+	base := "handoff-" + strings.ToLower(k.Kind)
+	if k.Group != "" {
+		base += "." + k.Group
+	}
+	if k.Namespace != "" {
+		base += "-" + k.Namespace
+	}
+	base += "-" + k.Name
+	name := base + ".yaml"
+	for i := 2; used[name]; i++ {
+		name = fmt.Sprintf("%s-%d.yaml", base, i)
+	}
+	used[name] = true
+	return name
+}
+
+func stub(it *render.Item, from int) []byte {
+	meta := map[string]any{
+		"name": it.Key.Name,
+		"annotations": map[string]any{
+			SSAAnnotation:     "Ignore",
+			HandoffAnnotation: "wave-" + WaveLabel(it.Wave),
+		},
+	}
+	if it.Key.Namespace != "" {
+		meta["namespace"] = it.Key.Namespace
+	}
+	apiVersion := it.Key.Kind
+	if it.Ref != nil {
+		apiVersion = it.Ref.APIVersion
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# Handoff stub: this object moved from wave %d to wave %d. It keeps wave %d's\n", from, it.Wave, from)
+	b.WriteString("# Kustomization from pruning it before the new wave adopts it; Flux never\n")
+	b.WriteString("# applies it (ssa: Ignore). Safe to delete once Flux has reconciled.\n")
+	manifest.Encode(&b, map[string]any{"apiVersion": apiVersion, "kind": it.Key.Kind, "metadata": meta})
+	return b.Bytes()
+}
+
+func kustomizationFile(resources []string) []byte {
+	var b bytes.Buffer
+	b.WriteString(render.TreeHeader)
+	b.WriteString("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n")
+	for _, r := range resources {
+		b.WriteString("- " + r + "\n")
+	}
+	return b.Bytes()
+}
+
+func kustomizationObject(w *wave, o Options) []byte {
+	src := map[string]any{"kind": o.Source.Kind, "name": o.Source.Name}
+	if o.Source.Namespace != "" {
+		src["namespace"] = o.Source.Namespace
+	}
+	spec := map[string]any{
+		"interval":  o.Interval,
+		"path":      "./" + path.Clean(path.Join(o.Path, WaveDir(w.n))),
+		"prune":     true,
+		"sourceRef": src,
+		"timeout":   o.Timeout,
+		"wait":      true,
+	}
+	if len(w.dependsOn) > 0 {
+		var deps []int
+		for d := range w.dependsOn {
+			deps = append(deps, d)
+		}
+		sort.Sort(sort.Reverse(sort.IntSlice(deps)))
+		var list []any
+		for _, d := range deps {
+			list = append(list, map[string]any{"name": KustomizationName(o.Name, d)})
+		}
+		spec["dependsOn"] = list
+	}
+	var b bytes.Buffer
+	b.WriteString(render.TreeHeader)
+	manifest.Encode(&b, map[string]any{
+		"apiVersion": "kustomize.toolkit.fluxcd.io/v1",
+		"kind":       "Kustomization",
+		"metadata": map[string]any{
+			"name":      KustomizationName(o.Name, w.n),
+			"namespace": o.Namespace,
+			"labels":    map[string]any{"app.kubernetes.io/managed-by": "wavesmith", "wavesmith.io/wave": strconv.Itoa(w.n)},
+		},
+		"spec": spec,
+	})
+	return b.Bytes()
+}

@@ -1,0 +1,247 @@
+package flux
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wavesmith/wavesmith/internal/golden"
+	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/render"
+)
+
+// renderYAML renders the objects of a YAML stream as pass-through objects.
+func renderYAML(t *testing.T, stream string) *render.Result {
+	t.Helper()
+	objs, err := manifest.Decode("in.yaml", []byte(stream))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := render.Render(context.Background(), objs, render.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func cm(name string, wave string) string {
+	return "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: " + name + "\n  namespace: demo\n  annotations:\n    wavesmith.io/apply-order: \"" + wave + "\"\n"
+}
+
+// tree is the full tree (objects and Flux files) of res over previous.
+func tree(t *testing.T, res *render.Result, previous map[string][]byte) map[string][]byte {
+	t.Helper()
+	files := res.Tree()
+	more, err := Files(res, previous, Options{Path: "deploy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range more {
+		files[k] = v
+	}
+	return files
+}
+
+// fluxView lists, per wave folder, the resources and stubs (handoff-to).
+func fluxView(files map[string][]byte) map[string][]string {
+	out := map[string][]string{}
+	for p, b := range files {
+		if !strings.HasPrefix(p, Dir+"/wave-") || strings.HasSuffix(p, ".yaml") && strings.Count(p, "/") == 1 {
+			continue
+		}
+		dir := p[:strings.LastIndex(p, "/")]
+		if strings.HasSuffix(p, "/kustomization.yaml") {
+			for _, l := range strings.Split(string(b), "\n") {
+				if strings.HasPrefix(l, "- ../../") {
+					out[dir] = append(out[dir], strings.TrimPrefix(l, "- ../../"))
+				}
+			}
+			continue
+		}
+		objs, err := manifest.Decode(p, b)
+		if err != nil {
+			panic(err)
+		}
+		to, _ := objs[0].Annotation(HandoffAnnotation)
+		ssa, _ := objs[0].Annotation(SSAAnnotation)
+		out[dir] = append(out[dir], "stub "+objs[0].Key().String()+" "+to+" ssa="+ssa)
+	}
+	for _, v := range out {
+		sort.Strings(v)
+	}
+	return out
+}
+
+func TestHandoff(t *testing.T) {
+	const (
+		a = "_objects/demo--configmap-a.yaml"
+		b = "_objects/demo--configmap-b.yaml"
+		c = "_objects/demo--configmap-c.yaml"
+	)
+	cases := map[string]struct {
+		reason        string
+		before, after string
+		want          map[string][]string
+	}{
+		"Unchanged": {
+			reason: "nothing moves: no stubs",
+			before: cm("a", "0") + cm("b", "1"), after: cm("a", "0") + cm("b", "1"),
+			want: map[string][]string{"flux/wave-0": {a}, "flux/wave-1": {b}},
+		},
+		"MovesLater": {
+			reason: "an object moving to a later wave leaves a stub in its old wave, which reconciles first",
+			before: cm("a", "0") + cm("b", "0") + cm("c", "2"), after: cm("a", "0") + cm("b", "2") + cm("c", "2"),
+			want: map[string][]string{
+				"flux/wave-0": {a, "stub ConfigMap/demo/b wave-2 ssa=Ignore"},
+				"flux/wave-2": {b, c},
+			},
+		},
+		"MovesEarlier": {
+			reason: "an object moving to an earlier wave is adopted before its old wave prunes: no stub",
+			before: cm("a", "0") + cm("b", "2") + cm("c", "2"), after: cm("a", "0") + cm("b", "0") + cm("c", "2"),
+			want: map[string][]string{"flux/wave-0": {a, b}, "flux/wave-2": {c}},
+		},
+		"OldWaveEmptied": {
+			reason: "a wave left empty would be deleted with what it owns: it stays, holding stubs",
+			before: cm("a", "0") + cm("b", "3"), after: cm("a", "0") + cm("b", "0"),
+			want: map[string][]string{"flux/wave-0": {a, b}, "flux/wave-3": {"stub ConfigMap/demo/b wave-0 ssa=Ignore"}},
+		},
+		"Removed": {
+			reason: "an object leaving the render is pruned by its wave: no stub",
+			before: cm("a", "0") + cm("b", "1"), after: cm("a", "0"),
+			want: map[string][]string{"flux/wave-0": {a}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			before := tree(t, renderYAML(t, tc.before), nil)
+			res := renderYAML(t, tc.after)
+			after := tree(t, res, before)
+			if diff := cmp.Diff(tc.want, fluxView(after)); diff != "" {
+				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
+			}
+			// Idempotent: rendering again over the new tree changes
+			// nothing, so 'wavesmith check' passes after a render.
+			again := tree(t, res, after)
+			if diff := render.DiffTrees(again, after); diff != "" {
+				t.Errorf("%s: a second render over the first changed the tree:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestHandoffStubRemovedByHand(t *testing.T) {
+	before := tree(t, renderYAML(t, cm("a", "0")+cm("b", "0")), nil)
+	res := renderYAML(t, cm("a", "0")+cm("b", "1"))
+	after := tree(t, res, before)
+	stub := "flux/wave-0/handoff-configmap-demo-b.yaml"
+	if _, ok := after[stub]; !ok {
+		t.Fatalf("want %s in the tree, got %v", stub, keys(after))
+	}
+	delete(after, stub)
+	again := tree(t, res, after)
+	if _, ok := again[stub]; ok {
+		t.Errorf("a stub deleted by hand came back")
+	}
+}
+
+func keys(m map[string][]byte) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestExamplesGolden(t *testing.T) {
+	objs, err := render.Load([]string{"../../testdata/examples"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := render.Options{Root: "../.."}
+	res, err := render.Render(context.Background(), objs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Files(res, nil, Options{Path: "clusters/prod/rendered", Source: SourceRef{Kind: "OCIRepository", Name: "apps", Namespace: "flux-system"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, k := range keys(files) {
+		b.WriteString("=== " + k + "\n")
+		b.Write(files[k])
+	}
+	golden.Assert(t, "testdata/examples.txt", []byte(b.String()))
+}
+
+func TestOptionErrors(t *testing.T) {
+	res := renderYAML(t, cm("a", "0"))
+	cases := map[string]struct {
+		reason string
+		opts   Options
+		want   string
+	}{
+		"NoPath":      {"the path inside the source is required", Options{}, "path of the tree inside the source is required"},
+		"AbsPath":     {"an absolute path", Options{Path: "/x"}, `path "/x"`},
+		"Escapes":     {"a path leaving the source", Options{Path: "../x"}, `path "../x"`},
+		"Kind":        {"an unknown source kind", Options{Path: "x", Source: SourceRef{Kind: "HelmRepository"}}, `source kind "HelmRepository": want one of GitRepository`},
+		"Interval":    {"a bad interval", Options{Path: "x", Interval: "soon"}, `interval "soon"`},
+		"LongName":    {"a name too long for the owner label", Options{Path: "x", Name: strings.Repeat("n", 60)}, "name \"nnn"},
+		"BadName":     {"a name that is no DNS label", Options{Path: "x", Name: "Prod_Apps"}, `name "Prod_Apps"`},
+		"BadNamspace": {"a namespace that is no DNS label", Options{Path: "x", Namespace: "Flux"}, `namespace "Flux"`},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Files(res, nil, tc.opts)
+			if !errors.Is(err, ErrOption) {
+				t.Fatalf("%s: want ErrOption, got %v", tc.reason, err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s: want %q in %q", tc.reason, tc.want, err)
+			}
+		})
+	}
+}
+
+func TestParseSource(t *testing.T) {
+	cases := map[string]struct {
+		in      string
+		want    SourceRef
+		wantErr bool
+	}{
+		"KindName":   {in: "GitRepository/flux-system", want: SourceRef{Kind: "GitRepository", Name: "flux-system"}},
+		"Namespaced": {in: "OCIRepository/apps/web", want: SourceRef{Kind: "OCIRepository", Namespace: "apps", Name: "web"}},
+		"Bare":       {in: "flux-system", wantErr: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := ParseSource(tc.in)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("ParseSource(%q): error %v, want error %v", tc.in, err, tc.wantErr)
+			}
+			if diff := cmp.Diff(tc.want, got); !tc.wantErr && diff != "" {
+				t.Errorf("-want +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestWaveLabel(t *testing.T) {
+	for _, w := range []int{-32768, -101, -1, 0, 1, 7, 32767} {
+		got, ok := parseWaveLabel(WaveLabel(w))
+		if !ok || got != w {
+			t.Errorf("wave %d: label %q parses back as %d, %v", w, WaveLabel(w), got, ok)
+		}
+	}
+	for _, bad := range []string{"", "m0", "-1", "01", "x"} {
+		if _, ok := parseWaveLabel(bad); ok {
+			t.Errorf("label %q: want refused", bad)
+		}
+	}
+}
