@@ -138,10 +138,10 @@ spec:
 	}()
 
 	wantEndpoints := map[string]string{
-		"demo/designer":           "http://designer.demo.svc.cluster.local:8081/",
-		"demo/k2":                 "http://k2.demo.svc.cluster.local:8081/",
+		"demo/designer":           "http://designer.demo.svc.cluster.local:8080/",
+		"demo/k2":                 "http://k2.demo.svc.cluster.local:8080/",
 		"demo/my-kaoto":           "http://kaoto.example.com/designer/",
-		"tools/kaoto":             "http://kaoto.example.com/",
+		"tools/kaoto":             "http://kaoto.example.com/kaoto/", // the default Ingress path is /<name>
 		"demo-openshift/my-kaoto": "https://kaoto.apps.example.com/designer/",
 	}
 	waitFor(t, ctx, "every Kaoto Ready with its endpoint and every Component Ready with its inventory", func() string {
@@ -193,8 +193,9 @@ spec:
 	}
 	waitFor(t, ctx, "tools/kaoto not Ready after its Service was deleted", func() string {
 		k := get(ctx, t, cl, kaotoGVK, "tools", "kaoto")
-		if ready(k) == "True" {
-			return "tools/kaoto is still Ready"
+		phase, _, _ := unstructured.NestedString(k.Object, "status", "phase")
+		if ready(k) != "False" || phase != "Pending" {
+			return fmt.Sprintf("tools/kaoto: Ready %q, phase %q; want False, Pending (a child is missing)", ready(k), phase)
 		}
 		return ""
 	})
