@@ -80,7 +80,7 @@ test: fmt-check vet $(TEST_TOOLS) ## gofmt, go vet and every test with -race
 
 .PHONY: update-golden
 update-golden: ## regenerate golden files (read the diff before committing!)
-	$(GO) test ./generators/kaoto/ ./generators/kustomize/ ./generators/component/ ./render/ -run "Golden|EditorSchema" -update
+	$(GO) test ./generators/kaoto/ ./generators/kustomize/ ./generators/component/ ./render/ ./gitops/... -run "Golden|EditorSchema" -update
 
 .PHONY: clean
 clean:

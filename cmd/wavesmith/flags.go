@@ -11,7 +11,8 @@ import (
 )
 
 // renderFlags are the options every rendering command shares. Their
-// defaults come from the environment Argo CD gives a plugin.
+// defaults come from the environment Argo CD gives a plugin: explicit flags
+// win over ARGOCD_APP_PARAMETERS, which wins over ARGOCD_ENV_* (argocd.go).
 type renderFlags struct {
 	platform, namespace, dialects, kubeVersion, apiVersions, root, partOf string
 	wave                                                                  int
@@ -21,23 +22,26 @@ type renderFlags struct {
 
 func (f *renderFlags) bind(c *cobra.Command) {
 	fs := c.Flags()
-	fs.StringVar(&f.platform, "platform", "", "kubernetes (Ingress) or openshift (Route); default: openshift when --api-versions lists route.openshift.io/v1, else kubernetes")
+	fs.StringVar(&f.platform, "platform", "", "kubernetes (Ingress) or openshift (Route); default: openshift when --api-versions lists route.openshift.io/v1, else kubernetes"+argocdHelp("platform"))
 	fs.StringVarP(&f.namespace, "namespace", "n", os.Getenv("ARGOCD_APP_NAMESPACE"), "namespace of specs that have none (env ARGOCD_APP_NAMESPACE; else \"default\")")
-	fs.StringVar(&f.dialects, "dialects", "argocd,flux", "engines whose annotations are written: argocd, flux, or none")
+	fs.StringVar(&f.dialects, "dialects", "argocd,flux", "engines whose annotations are written: argocd, flux, or none"+argocdHelp("dialects"))
 	fs.StringVar(&f.kubeVersion, "kube-version", os.Getenv("KUBE_VERSION"), "Kubernetes version offered to charts and templates (env KUBE_VERSION)")
 	fs.StringVar(&f.apiVersions, "api-versions", os.Getenv("KUBE_API_VERSIONS"), "comma-separated API versions of the target cluster (env KUBE_API_VERSIONS)")
-	fs.StringVar(&f.root, "root", "", "folder chart and kustomization sources may not leave (default: the enclosing git repository, else the current folder)")
+	fs.StringVar(&f.root, "root", "", "folder chart and kustomization sources may not leave (default: under Argo CD the checkout, the current folder less env ARGOCD_APP_SOURCE_PATH; else the enclosing git repository, else the current folder)")
 	fs.StringVar(&f.partOf, "part-of", "", "app.kubernetes.io/part-of for objects without one (default: the owning spec's name)")
-	fs.IntVar(&f.wave, "wave", 0, "default apply-order (wave) of objects, -32768..32767")
-	fs.StringVar(&f.adoption, "adoption-policy", "", "default adoption-policy: never, if-unowned, always")
-	fs.StringVar(&f.update, "update-policy", "", "default update-policy: replace, ssa-merge, ssa-override, recreate")
-	fs.StringVar(&f.delete, "delete-policy", "", "default delete-policy: delete, orphan, orphan-on-apply, orphan-on-delete")
-	fs.StringVar(&f.reconcile, "reconcile-policy", "", "default reconcile-policy: on-object-change, on-object-or-component-change, once")
+	fs.IntVar(&f.wave, "wave", 0, "default apply-order (wave) of objects, -32768..32767"+argocdHelp("wave"))
+	fs.StringVar(&f.adoption, "adoption-policy", "", "default adoption-policy: never, if-unowned, always"+argocdHelp("adoption-policy"))
+	fs.StringVar(&f.update, "update-policy", "", "default update-policy: replace, ssa-merge, ssa-override, recreate"+argocdHelp("update-policy"))
+	fs.StringVar(&f.delete, "delete-policy", "", "default delete-policy: delete, orphan, orphan-on-apply, orphan-on-delete"+argocdHelp("delete-policy"))
+	fs.StringVar(&f.reconcile, "reconcile-policy", "", "default reconcile-policy: on-object-change, on-object-or-component-change, once"+argocdHelp("reconcile-policy"))
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "do not print warnings")
 }
 
 // options builds the engine options; mistakes are usage errors.
 func (f *renderFlags) options(c *cobra.Command) (render.Options, error) {
+	if err := f.applyArgoCD(c); err != nil {
+		return render.Options{}, usageError{cmd: c.CommandPath(), err: err}
+	}
 	cfg := v1alpha1.RenderConfigSpec{
 		Platform: f.platform, Namespace: f.namespace, KubeVersion: f.kubeVersion,
 		APIVersions: render.SplitList(f.apiVersions), Dialects: []string{f.dialects},
@@ -60,6 +64,9 @@ func (f *renderFlags) options(c *cobra.Command) (render.Options, error) {
 	opts.PartOf = f.partOf
 	opts.DiscardObjects = true // the CLI only needs the encoded objects
 	opts.Root = f.root
+	if opts.Root == "" {
+		opts.Root = argocdRoot()
+	}
 	if opts.Root == "" {
 		opts.Root = render.FindRoot(".")
 	}

@@ -30,6 +30,7 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	stderr = argocdStderr(stderr) // names the Argo CD application, if any
 	cmd := newRootCommand(stdin, stdout, stderr)
 	cmd.SetArgs(args)
 	err := cmd.Execute()

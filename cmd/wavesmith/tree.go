@@ -7,17 +7,23 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/wavesmith/wavesmith/gitops/argocd"
 	"github.com/wavesmith/wavesmith/gitops/flux"
 	"github.com/wavesmith/wavesmith/render"
 )
 
 // treeFlags choose what a GitOps tree holds besides the objects: the Flux
-// Kustomizations of its waves.
+// Kustomizations of its waves, the Argo CD Applications that deploy it.
 type treeFlags struct {
-	flux                                           bool
-	fluxName, fluxNamespace, fluxSource, fluxPath string
-	fluxInterval, fluxTimeout                      string
+	treePath                                                     string
+	flux                                                         bool
+	fluxName, fluxNamespace, fluxSource                          string
+	fluxInterval, fluxTimeout                                    string
+	argocd                                                       bool
+	argoName, argoNamespace, argoProject, argoRepo, argoRevision string
+	argoDestNamespace                                            string
 }
 
 func (f *treeFlags) bind(c *cobra.Command) {
@@ -26,54 +32,88 @@ func (f *treeFlags) bind(c *cobra.Command) {
 	fs.StringVar(&f.fluxName, "flux-name", "wavesmith", "prefix of the Kustomization names (<name>-wave-<n>)")
 	fs.StringVar(&f.fluxNamespace, "flux-namespace", "flux-system", "namespace of the Kustomizations")
 	fs.StringVar(&f.fluxSource, "flux-source", "GitRepository/flux-system", "source of the Kustomizations: KIND/NAME or KIND/NAMESPACE/NAME")
-	fs.StringVar(&f.fluxPath, "flux-path", "", "path of DIR inside the source (default: DIR relative to the enclosing git repository)")
 	fs.StringVar(&f.fluxInterval, "flux-interval", "10m", "reconcile interval of the Kustomizations")
 	fs.StringVar(&f.fluxTimeout, "flux-timeout", "5m", "timeout of each wave: apply and health checks")
+	fs.BoolVar(&f.argocd, "argocd", false, "also write DIR/argocd/: an Argo CD Application for the tree (an app of apps ordered by sync waves when Components depend on each other)")
+	fs.StringVar(&f.argoRepo, "argocd-repo", "", "URL of the git repository holding the tree (required with --argocd)")
+	fs.StringVar(&f.argoRevision, "argocd-revision", "HEAD", "branch, tag or commit the Applications follow")
+	fs.StringVar(&f.argoName, "argocd-name", "wavesmith", "name of the (root) Application, prefix of child Applications")
+	fs.StringVar(&f.argoNamespace, "argocd-namespace", "argocd", "namespace of the Application objects (Argo CD's)")
+	fs.StringVar(&f.argoProject, "argocd-project", "default", "Argo CD project of the Applications")
+	fs.StringVar(&f.argoDestNamespace, "argocd-dest-namespace", "", "destination namespace for objects without one (default: each spec's namespace)")
+	fs.StringVar(&f.treePath, "tree-path", "", "path of DIR inside the git repository Flux or Argo CD read (default: DIR relative to its enclosing git repository)")
 }
 
 // files is the tree of res to write at dir; previous is the tree there now
 // (Flux handoffs depend on it).
 func (f *treeFlags) files(c *cobra.Command, res *render.Result, dir string, previous map[string][]byte) (map[string][]byte, error) {
 	files := res.Tree()
-	if !f.flux {
-		if f.anyFluxFlag(c) {
-			return nil, usageError{cmd: c.CommandPath(), err: errors.New("--flux-* flags need --flux")}
+	usage := func(err error) error { return usageError{cmd: c.CommandPath(), err: err} }
+	if !f.flux && f.changed(c, "flux-") {
+		return nil, usage(errors.New("--flux-* flags need --flux"))
+	}
+	if !f.argocd && f.changed(c, "argocd-") {
+		return nil, usage(errors.New("--argocd-* flags need --argocd"))
+	}
+	if !f.flux && !f.argocd {
+		if f.changed(c, "tree-path") {
+			return nil, usage(errors.New("--tree-path needs --flux or --argocd"))
 		}
 		return files, nil
 	}
-	src, err := flux.ParseSource(f.fluxSource)
-	if err != nil {
-		return nil, usageError{cmd: c.CommandPath(), err: fmt.Errorf("--flux-source: %w", err)}
-	}
-	p := f.fluxPath
+	p := f.treePath
 	if p == "" {
+		var err error
 		if p, err = pathInRepository(dir); err != nil {
-			return nil, usageError{cmd: c.CommandPath(), err: err}
+			return nil, usage(err)
 		}
 	}
-	more, err := flux.Files(res, previous, flux.Options{
-		Name: f.fluxName, Namespace: f.fluxNamespace, Source: src, Path: p,
-		Interval: f.fluxInterval, Timeout: f.fluxTimeout,
-	})
-	if err != nil {
+	add := func(more map[string][]byte) {
+		for k, v := range more {
+			files[k] = v
+		}
+	}
+	if f.flux {
+		src, err := flux.ParseSource(f.fluxSource)
+		if err != nil {
+			return nil, usage(fmt.Errorf("--flux-source: %w", err))
+		}
+		more, err := flux.Files(res, previous, flux.Options{
+			Name: f.fluxName, Namespace: f.fluxNamespace, Source: src, Path: p,
+			Interval: f.fluxInterval, Timeout: f.fluxTimeout,
+		})
 		if errors.Is(err, flux.ErrOption) {
-			return nil, usageError{cmd: c.CommandPath(), err: err}
+			return nil, usage(err)
 		}
-		return nil, err
+		if err != nil {
+			return nil, err
+		}
+		add(more)
 	}
-	for k, v := range more {
-		files[k] = v
+	if f.argocd {
+		more, err := argocd.Applications(res, argocd.Options{
+			Name: f.argoName, Namespace: f.argoNamespace, Project: f.argoProject,
+			RepoURL: f.argoRepo, TargetRevision: f.argoRevision, Path: p,
+			DestinationNamespace: f.argoDestNamespace,
+		})
+		if errors.Is(err, argocd.ErrOptions) {
+			return nil, usage(err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		add(more)
 	}
 	return files, nil
 }
 
-func (f *treeFlags) anyFluxFlag(c *cobra.Command) bool {
-	for _, n := range []string{"flux-name", "flux-namespace", "flux-source", "flux-path", "flux-interval", "flux-timeout"} {
-		if c.Flags().Changed(n) {
-			return true
-		}
-	}
-	return false
+// changed reports whether a flag starting with prefix was given.
+func (f *treeFlags) changed(c *cobra.Command, prefix string) bool {
+	found := false
+	c.Flags().Visit(func(fl *pflag.Flag) {
+		found = found || strings.HasPrefix(fl.Name, prefix)
+	})
+	return found
 }
 
 // pathInRepository is dir relative to its enclosing git repository.
@@ -85,7 +125,7 @@ func pathInRepository(dir string) (string, error) {
 	root := render.FindRoot(filepath.Dir(abs))
 	rel, err := filepath.Rel(root, abs)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("%s is not inside a git repository: give its path inside the Flux source with --flux-path", dir)
+		return "", fmt.Errorf("%s is not inside a git repository: give its path inside the repository with --tree-path", dir)
 	}
 	return filepath.ToSlash(rel), nil
 }

@@ -15,7 +15,7 @@ import (
 func renderFlux(t *testing.T, out string, args ...string) {
 	t.Helper()
 	ws := tool(t, "WAVESMITH_BIN")
-	run(t, repoRoot(t), ws, append([]string{"render", "-q", "-o", out, "--flux", "--flux-path", "deploy"}, args...)...)
+	run(t, repoRoot(t), ws, append([]string{"render", "-q", "-o", out, "--flux", "--tree-path", "deploy"}, args...)...)
 }
 
 // TestFluxBuild runs the real flux CLI (flux build kustomization --dry-run)

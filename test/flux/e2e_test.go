@@ -78,7 +78,7 @@ spec:
     path: /designer
 `)
 	renderArgs := func(cmd string, dir, platform string) []string {
-		return []string{cmd, "-q", "--root", repo, "--platform", platform, dir, "-o", filepath.Join(repo, "deploy", platform), "--flux", "--flux-name", platform, "--flux-path", "deploy/" + platform}
+		return []string{cmd, "-q", "--root", repo, "--platform", platform, dir, "-o", filepath.Join(repo, "deploy", platform), "--flux", "--flux-name", platform, "--tree-path", "deploy/" + platform}
 	}
 	renderAll := func() {
 		t.Helper()

@@ -143,7 +143,7 @@ data: {b: "2"}
 	work := t.TempDir()
 	src, deploy := filepath.Join(work, "src"), filepath.Join(work, "deploy")
 	specs(src, "0")
-	run(t, work, ws, "render", "-q", src, "-o", deploy, "--flux", "--flux-path", "deploy")
+	run(t, work, ws, "render", "-q", src, "-o", deploy, "--flux", "--tree-path", "deploy")
 	apply(deploy)
 	before, owner := uid()
 	if before == "" || owner != "wavesmith-wave-0" {
@@ -152,7 +152,7 @@ data: {b: "2"}
 
 	// The object moves from wave 0 to wave 1. Wave 0 reconciles first.
 	specs(src, "1")
-	run(t, work, ws, "render", "-q", src, "-o", deploy, "--flux", "--flux-path", "deploy")
+	run(t, work, ws, "render", "-q", src, "-o", deploy, "--flux", "--tree-path", "deploy")
 	if _, err := os.Stat(filepath.Join(deploy, "flux", "wave-0", "handoff-configmap-handoff-data.yaml")); err != nil {
 		t.Fatalf("want a handoff stub in wave 0: %v", err)
 	}
@@ -168,12 +168,12 @@ data: {b: "2"}
 		t.Errorf("after the move: want the same object owned by wave 1 (-want +got):\n%s", diff)
 	}
 	// Idempotent: rendering again keeps the stub and check passes.
-	run(t, work, ws, "check", "-q", src, "-o", deploy, "--flux", "--flux-path", "deploy")
+	run(t, work, ws, "check", "-q", src, "-o", deploy, "--flux", "--tree-path", "deploy")
 
 	// The control: the same move rendered into a fresh tree (no previous
 	// tree, so no stub) lets wave 0 prune the object. First move it back.
 	specs(src, "0")
-	run(t, work, ws, "render", "-q", src, "-o", deploy, "--flux", "--flux-path", "deploy")
+	run(t, work, ws, "render", "-q", src, "-o", deploy, "--flux", "--tree-path", "deploy")
 	apply(deploy)
 	back, _ := uid()
 	if back != before {
@@ -181,7 +181,7 @@ data: {b: "2"}
 	}
 	specs(src, "1")
 	fresh := filepath.Join(work, "fresh", "deploy")
-	run(t, work, ws, "render", "-q", src, "-o", fresh, "--flux", "--flux-path", "deploy")
+	run(t, work, ws, "render", "-q", src, "-o", fresh, "--flux", "--tree-path", "deploy")
 	ks = kustomizations(t, fresh)
 	cl.inventory[ks[0].Metadata.Name] = cl.inventory["wavesmith-wave-0"]
 	cl.reconcile(t, ctx, ks[0].Metadata.Name, ks[0].Metadata.Namespace, filepath.Join(filepath.Dir(fresh), filepath.FromSlash(strings.TrimPrefix(ks[0].Spec.Path, "./"))))

@@ -1,0 +1,377 @@
+package argocd
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/wavesmith/wavesmith/api/v1alpha1"
+	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/render"
+)
+
+// Dir is the tree folder that holds the Applications; AppsDir holds the
+// child Applications of an app of apps.
+const (
+	Dir     = "argocd"
+	AppsDir = Dir + "/apps"
+)
+
+// Argo CD names.
+const (
+	APIVersion = "argoproj.io/v1alpha1"
+	Kind       = "Application"
+	// ResourcesFinalizer makes Argo CD delete an Application's objects when
+	// the Application is deleted.
+	ResourcesFinalizer = "resources-finalizer.argocd.argoproj.io"
+	// InClusterServer is the API server Argo CD runs in.
+	InClusterServer = "https://kubernetes.default.svc"
+)
+
+// Defaults of Options.
+const (
+	DefaultName           = "wavesmith"
+	DefaultNamespace      = "argocd"
+	DefaultProject        = "default"
+	DefaultTargetRevision = "HEAD"
+)
+
+// ErrOptions is wrapped by every error about Options.
+var ErrOptions = errors.New("argocd options")
+
+// ErrTree is wrapped when the Applications' files would clash with the
+// tree's own files.
+var ErrTree = errors.New("argocd tree")
+
+// Options say where the tree lives and where Argo CD deploys it.
+type Options struct {
+	// Name of the (root) Application; the prefix of child Applications
+	// ("wavesmith" when empty).
+	Name string
+	// Namespace of the Application objects: Argo CD's namespace ("argocd"
+	// when empty).
+	Namespace string
+	// Project is the Argo CD project ("default" when empty).
+	Project string
+	// RepoURL is the git repository holding the tree. Required.
+	RepoURL string
+	// TargetRevision is the branch, tag or commit ("HEAD" when empty).
+	TargetRevision string
+	// Path is the tree's folder inside the repository ("." for its root).
+	// Required.
+	Path string
+	// DestinationServer is the API server objects go to
+	// (https://kubernetes.default.svc when empty).
+	DestinationServer string
+	// DestinationNamespace, when set, is the namespace of every
+	// Application's namespaced objects that have none. When empty, the
+	// child Application of a spec folder uses the spec's namespace and the
+	// others set none.
+	DestinationNamespace string
+}
+
+func (o Options) normalize() (Options, error) {
+	def := func(s *string, v string) {
+		if *s = strings.TrimSpace(*s); *s == "" {
+			*s = v
+		}
+	}
+	def(&o.Name, DefaultName)
+	def(&o.Namespace, DefaultNamespace)
+	def(&o.Project, DefaultProject)
+	def(&o.TargetRevision, DefaultTargetRevision)
+	def(&o.DestinationServer, InClusterServer)
+	o.RepoURL = strings.TrimSpace(o.RepoURL)
+	o.DestinationNamespace = strings.TrimSpace(o.DestinationNamespace)
+	var errs []error
+	if o.RepoURL == "" {
+		errs = append(errs, fmt.Errorf("%w: RepoURL is required (the git repository that holds the tree)", ErrOptions))
+	}
+	p := strings.TrimSpace(o.Path)
+	switch {
+	case p == "":
+		errs = append(errs, fmt.Errorf("%w: Path is required (the tree's folder inside the repository, \".\" for its root)", ErrOptions))
+	case strings.HasPrefix(p, "/") || strings.Contains(p, `\`):
+		errs = append(errs, fmt.Errorf("%w: Path %q must be a slash-separated path relative to the repository root", ErrOptions, o.Path))
+	default:
+		p = path.Clean(p)
+		if p == ".." || strings.HasPrefix(p, "../") {
+			errs = append(errs, fmt.Errorf("%w: Path %q leaves the repository", ErrOptions, o.Path))
+		}
+	}
+	o.Path = p
+	if msgs := validation.IsDNS1123Subdomain(o.Name); len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("%w: Name %q: %s", ErrOptions, o.Name, strings.Join(msgs, "; ")))
+	}
+	if msgs := validation.IsDNS1123Label(o.Namespace); len(msgs) > 0 {
+		errs = append(errs, fmt.Errorf("%w: Namespace %q: %s", ErrOptions, o.Namespace, strings.Join(msgs, "; ")))
+	}
+	if o.DestinationNamespace != "" {
+		if msgs := validation.IsDNS1123Label(o.DestinationNamespace); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("%w: DestinationNamespace %q: %s", ErrOptions, o.DestinationNamespace, strings.Join(msgs, "; ")))
+		}
+	}
+	return o, errors.Join(errs...)
+}
+
+// Applications returns the Argo CD Applications that deploy the tree of
+// res (res.Tree()) from opts.Path in opts.RepoURL: file path (under
+// argocd/, slash-separated, relative to the tree) to content. See the
+// package documentation for the layout.
+func Applications(res *render.Result, opts Options) (map[string][]byte, error) {
+	opts, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	if res == nil || len(res.Items) == 0 {
+		return nil, fmt.Errorf("%w: the render result is empty", ErrTree)
+	}
+	paths := res.Paths()
+	files := map[string][]byte{}
+	rootFile := Dir + "/" + opts.Name + ".yaml"
+	if !hasDependencies(res) {
+		files[rootFile] = encode(application(opts, opts.Name, nil, source(opts, opts.Path), destination(opts.DestinationServer, opts.DestinationNamespace), false))
+	} else {
+		files[rootFile] = encode(application(opts, opts.Name, nil, source(opts, path.Join(opts.Path, AppsDir)), destination(InClusterServer, opts.Namespace), false))
+		for _, c := range children(res, paths, opts) {
+			ns := opts.DestinationNamespace
+			if ns == "" {
+				ns = c.namespace
+			}
+			app := application(opts, c.name, map[string]any{render.ArgoSyncWave: strconv.Itoa(c.wave)}, source(opts, path.Join(opts.Path, c.folder)), destination(opts.DestinationServer, ns), c.createNamespace)
+			meta := app["metadata"].(map[string]any)
+			meta["finalizers"] = []any{ResourcesFinalizer}
+			files[AppsDir+"/"+c.name+".yaml"] = encode(app)
+		}
+	}
+	if err := checkClashes(paths, files); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// hasDependencies reports whether a Component of res has spec.dependsOn.
+func hasDependencies(res *render.Result) bool {
+	for _, s := range res.Specs {
+		if isComponent(s.Object) && len(dependsOn(s.Object)) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func isComponent(o *manifest.Object) bool {
+	return o.Group() == v1alpha1.Group && o.Kind() == v1alpha1.ComponentKind
+}
+
+// dependsOn returns the "namespace/name" of each dependency of a Component.
+func dependsOn(o *manifest.Object) []string {
+	spec, _ := o.Map["spec"].(map[string]any)
+	deps, _ := spec["dependsOn"].([]any)
+	var out []string
+	for _, d := range deps {
+		m, _ := d.(map[string]any)
+		name, _ := m["name"].(string)
+		ns, _ := m["namespace"].(string)
+		if ns == "" {
+			ns = o.Namespace()
+		}
+		if name != "" {
+			out = append(out, ns+"/"+name)
+		}
+	}
+	return out
+}
+
+// child is one child Application of an app of apps.
+type child struct {
+	folder, name, namespace string
+	wave                    int
+	createNamespace         bool
+}
+
+// children returns the child Applications, sorted by folder. paths are
+// the tree paths of res.Items.
+func children(res *render.Result, paths []string, opts Options) []child {
+	waves := specWaves(res)
+	folders := make([]string, len(res.Specs))
+	for i, it := range res.Items {
+		if it.Role == render.Spec {
+			folders[it.Spec] = path.Dir(paths[i])
+		}
+	}
+	var out []child
+	for i, s := range res.Specs {
+		folder := folders[i]
+		out = append(out, child{folder: folder, namespace: s.Key.Namespace, wave: waves[i], createNamespace: true,
+			name: opts.Name + "-" + s.Key.Namespace + "-" + strings.ToLower(s.Key.Kind) + "-" + s.Key.Name})
+	}
+	objWave, hasObjects := 0, false
+	for _, it := range res.Items {
+		if it.Spec < 0 && (!hasObjects || it.Wave < objWave) {
+			objWave, hasObjects = it.Wave, true
+		}
+	}
+	if hasObjects {
+		out = append(out, child{folder: render.PassThroughDir, name: opts.Name + "-objects", wave: objWave})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].folder < out[j].folder })
+	uniqueNames(out)
+	return out
+}
+
+// specWaves returns the wave of each spec's Application: its own wave (a
+// Component's spec.wave, else the spec object's resolved wave), raised to
+// one after each Component it depends on.
+func specWaves(res *render.Result) []int {
+	index := map[string]int{}
+	for i, s := range res.Specs {
+		if isComponent(s.Object) {
+			index[s.Key.Namespace+"/"+s.Key.Name] = i
+		}
+	}
+	waves := make([]int, len(res.Specs))
+	state := make([]int, len(res.Specs)) // 1 visiting, 2 done
+	var visit func(i int) int
+	visit = func(i int) int {
+		if state[i] != 0 { // done, or a cycle (render refuses those)
+			return waves[i]
+		}
+		state[i] = 1
+		s := res.Specs[i]
+		w := s.Wave
+		if isComponent(s.Object) {
+			spec, _ := s.Object.Map["spec"].(map[string]any)
+			if v, ok := spec["wave"].(int64); ok {
+				w = int(v)
+			}
+			for _, d := range dependsOn(s.Object) {
+				if j, ok := index[d]; ok {
+					if dw := visit(j) + 1; dw > w {
+						w = dw
+					}
+				}
+			}
+		}
+		waves[i], state[i] = w, 2
+		return w
+	}
+	for i := range res.Specs {
+		visit(i)
+	}
+	return waves
+}
+
+// maxName is the label-value limit: Argo CD's label tracking puts the
+// Application name in app.kubernetes.io/instance.
+const maxName = 63
+
+// uniqueNames shortens long names and separates names two folders share
+// with a hash of the folder.
+func uniqueNames(cs []child) {
+	count := map[string]int{}
+	for _, c := range cs {
+		count[c.name]++
+	}
+	for i := range cs {
+		c := &cs[i]
+		if len(c.name) <= maxName && count[c.name] == 1 {
+			continue
+		}
+		sum := sha256.Sum256([]byte(c.folder))
+		suffix := "-" + hex.EncodeToString(sum[:])[:8]
+		base := c.name
+		if len(base) > maxName-len(suffix) {
+			base = strings.TrimRight(base[:maxName-len(suffix)], "-.")
+		}
+		c.name = base + suffix
+	}
+}
+
+func application(opts Options, name string, annotations map[string]any, src, dst map[string]any, createNamespace bool) map[string]any {
+	meta := map[string]any{
+		"name":      name,
+		"namespace": opts.Namespace,
+		"labels": map[string]any{
+			"app.kubernetes.io/managed-by": "wavesmith",
+			"app.kubernetes.io/part-of":    opts.Name,
+		},
+	}
+	if len(annotations) > 0 {
+		meta["annotations"] = annotations
+	}
+	syncOptions := []any{"ServerSideApply=true"}
+	if createNamespace {
+		syncOptions = append(syncOptions, "CreateNamespace=true")
+	}
+	return map[string]any{
+		"apiVersion": APIVersion,
+		"kind":       Kind,
+		"metadata":   meta,
+		"spec": map[string]any{
+			"project":     opts.Project,
+			"source":      src,
+			"destination": dst,
+			"syncPolicy": map[string]any{
+				"automated":   map[string]any{"prune": true, "selfHeal": true},
+				"syncOptions": syncOptions,
+			},
+		},
+	}
+}
+
+func source(opts Options, p string) map[string]any {
+	return map[string]any{"repoURL": opts.RepoURL, "targetRevision": opts.TargetRevision, "path": p}
+}
+
+func destination(server, namespace string) map[string]any {
+	d := map[string]any{"server": server}
+	if namespace != "" {
+		d["namespace"] = namespace
+	}
+	return d
+}
+
+func encode(m map[string]any) []byte {
+	var b bytes.Buffer
+	b.WriteString(render.TreeHeader)
+	manifest.Encode(&b, m)
+	return b.Bytes()
+}
+
+// checkClashes refuses files that the tree already has, or that would be
+// a folder where the tree has a file, or a file where it has a folder.
+func checkClashes(paths []string, files map[string][]byte) error {
+	treeFiles := map[string]bool{"kustomization.yaml": true}
+	treeDirs := map[string]bool{}
+	for _, p := range paths {
+		treeFiles[p] = true
+		treeFiles[path.Dir(p)+"/kustomization.yaml"] = true
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			treeDirs[d] = true
+		}
+	}
+	var errs []error
+	for p := range files {
+		if treeFiles[p] || treeDirs[p] {
+			errs = append(errs, fmt.Errorf("%w: %s is already a path of the tree", ErrTree, p))
+			continue
+		}
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			if treeFiles[d] {
+				errs = append(errs, fmt.Errorf("%w: %s needs the folder %s, a file of the tree", ErrTree, p, d))
+				break
+			}
+		}
+	}
+	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
+	return errors.Join(errs...)
+}

@@ -1,0 +1,326 @@
+package argocd
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wavesmith/wavesmith/internal/golden"
+	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/render"
+)
+
+func renderDir(t *testing.T, dir string) *render.Result {
+	t.Helper()
+	objs, err := render.Load([]string{dir}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := render.Render(context.Background(), objs, render.Options{Dialects: render.AllDialects})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+var testOptions = Options{RepoURL: "https://git.example.com/platform/deploy.git", Path: "clusters/prod/rendered"}
+
+// joinFiles lists files in path order, each under a "# file:" line, for a
+// golden file that is read at once.
+func joinFiles(files map[string][]byte) []byte {
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var b bytes.Buffer
+	for _, p := range paths {
+		b.WriteString("# file: " + p + "\n")
+		b.Write(files[p])
+	}
+	return b.Bytes()
+}
+
+// TestGolden covers both layouts: the bundled examples and depends/ have
+// Component dependencies (app of apps), nodeps/ has none (one
+// Application).
+func TestGolden(t *testing.T) {
+	cases := map[string]struct {
+		dir  string
+		opts Options
+	}{
+		"examples": {"../../testdata/examples", testOptions},
+		"depends":  {"testdata/depends", Options{Name: "shop", Namespace: "gitops", Project: "shop", RepoURL: "git@git.example.com:shop/deploy.git", TargetRevision: "v1.2.0", Path: "./rendered/", DestinationServer: "https://prod.example.com:6443"}},
+		"nodeps":   {"testdata/nodeps", Options{RepoURL: "https://git.example.com/web.git", Path: ".", DestinationNamespace: "web"}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			files, err := Applications(renderDir(t, tc.dir), tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden.Assert(t, filepath.Join("testdata", name+".golden.yaml"), joinFiles(files))
+		})
+	}
+}
+
+type app struct {
+	File, Name, Wave, Path string
+}
+
+// apps decodes the files and checks each is one Application with the
+// tree header.
+func apps(t *testing.T, files map[string][]byte) []app {
+	t.Helper()
+	var out []app
+	for p, b := range files {
+		if !bytes.HasPrefix(b, []byte(render.TreeHeader)) {
+			t.Errorf("%s: no tree header", p)
+		}
+		objs, err := manifest.Decode(p, b)
+		if err != nil || len(objs) != 1 {
+			t.Fatalf("%s: %v (%d objects)", p, err, len(objs))
+		}
+		o := objs[0]
+		if o.APIVersion() != APIVersion || o.Kind() != Kind {
+			t.Errorf("%s: %s %s, want an Application", p, o.APIVersion(), o.Kind())
+		}
+		wave, _ := o.Annotation(render.ArgoSyncWave)
+		spec, _ := o.Map["spec"].(map[string]any)
+		src, _ := spec["source"].(map[string]any)
+		srcPath, _ := src["path"].(string)
+		out = append(out, app{File: p, Name: o.Name(), Wave: wave, Path: srcPath})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].File < out[j].File })
+	return out
+}
+
+// TestAppOfApps checks the layout against the tree itself: one child per
+// tree folder, pointing at it, in its spec's wave, and no kustomization
+// in argocd/apps/ (Argo CD reads it as a plain directory).
+func TestAppOfApps(t *testing.T) {
+	res := renderDir(t, "testdata/depends")
+	files, err := Applications(res, testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []app{
+		{"argocd/apps/wavesmith-infra-component-cache.yaml", "wavesmith-infra-component-cache", "-2", "clusters/prod/rendered/infra/component-cache"},
+		{"argocd/apps/wavesmith-objects.yaml", "wavesmith-objects", "-1", "clusters/prod/rendered/_objects"},
+		{"argocd/apps/wavesmith-shop-component-api.yaml", "wavesmith-shop-component-api", "1", "clusters/prod/rendered/shop/component-api"},
+		{"argocd/apps/wavesmith-shop-component-db.yaml", "wavesmith-shop-component-db", "0", "clusters/prod/rendered/shop/component-db"},
+		{"argocd/apps/wavesmith-shop-component-web.yaml", "wavesmith-shop-component-web", "5", "clusters/prod/rendered/shop/component-web"},
+		{"argocd/wavesmith.yaml", "wavesmith", "", "clusters/prod/rendered/argocd/apps"},
+	}
+	got := apps(t, files)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+	tree := res.Tree()
+	for _, a := range got[:len(got)-1] {
+		folder := strings.TrimPrefix(a.Path, testOptions.Path+"/")
+		if _, ok := tree[folder+"/kustomization.yaml"]; !ok {
+			t.Errorf("%s: source folder %s is not a folder of the tree", a.File, folder)
+		}
+	}
+	var treeFolders []string
+	for p := range tree {
+		if d := path.Dir(p); d != "." && path.Base(p) == "kustomization.yaml" {
+			treeFolders = append(treeFolders, d)
+		}
+	}
+	if len(treeFolders) != len(got)-1 {
+		t.Errorf("%d tree folders %v, %d child Applications", len(treeFolders), treeFolders, len(got)-1)
+	}
+	if _, ok := files[AppsDir+"/kustomization.yaml"]; ok {
+		t.Error("argocd/apps/ must be a plain directory")
+	}
+	for p := range files {
+		if _, ok := tree[p]; ok {
+			t.Errorf("%s replaces a file of the tree", p)
+		}
+	}
+}
+
+// TestWaveFollowsDependencies: a dependent's Application is after each of
+// its dependencies', even when the dependency has a later wave of its own,
+// and keeps its own wave (spec.wave) when that is later still.
+func TestWaveFollowsDependencies(t *testing.T) {
+	src := `apiVersion: wavesmith.io/v1alpha1
+kind: Component
+metadata: {name: NAME, namespace: ns ANNOTATIONS}
+spec:
+  source: {chart: {path: ../../testdata/charts/webapp}}
+`
+	comp := func(name, annotations, extra string) *manifest.Object {
+		return decodeOne(t, strings.NewReplacer("NAME", name, " ANNOTATIONS", annotations).Replace(src)+extra)
+	}
+	res, err := render.Render(context.Background(), []*manifest.Object{
+		comp("base", `, annotations: {wavesmith.io/apply-order: "7"}`, ""),
+		comp("dep", "", "  dependsOn: [{name: base}]\n"),
+		comp("late", "", "  wave: 20\n  dependsOn: [{name: dep}]\n"),
+	}, render.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Applications(res, testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waves := map[string]string{}
+	for _, a := range apps(t, files) {
+		waves[a.Name] = a.Wave
+	}
+	want := map[string]string{"wavesmith": "", "wavesmith-ns-component-base": "7", "wavesmith-ns-component-dep": "8", "wavesmith-ns-component-late": "20"}
+	if diff := cmp.Diff(want, waves); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+}
+
+func decodeOne(t *testing.T, s string) *manifest.Object {
+	t.Helper()
+	objs, err := manifest.Decode("test.yaml", []byte(s))
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("%v (%d objects)", err, len(objs))
+	}
+	return objs[0]
+}
+
+func TestSingleApplication(t *testing.T) {
+	files, err := Applications(renderDir(t, "testdata/nodeps"), testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []app{{"argocd/wavesmith.yaml", "wavesmith", "", "clusters/prod/rendered"}}
+	if diff := cmp.Diff(want, apps(t, files)); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	first, err := Applications(renderDir(t, "../../testdata/examples"), testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5; i++ {
+		again, err := Applications(renderDir(t, "../../testdata/examples"), testOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(first, again); diff != "" {
+			t.Fatalf("run %d differs:\n%s", i, diff)
+		}
+	}
+}
+
+func TestOptionErrors(t *testing.T) {
+	res := renderDir(t, "testdata/nodeps")
+	cases := map[string]struct {
+		opts Options
+		want []string
+	}{
+		"NoRepoURL":      {Options{Path: "x"}, []string{"RepoURL is required"}},
+		"NoPath":         {Options{RepoURL: "r"}, []string{"Path is required"}},
+		"Neither":        {Options{}, []string{"RepoURL is required", "Path is required"}},
+		"BlankPath":      {Options{RepoURL: "r", Path: "  "}, []string{"Path is required"}},
+		"AbsolutePath":   {Options{RepoURL: "r", Path: "/abs"}, []string{`Path "/abs" must be a slash-separated path relative`}},
+		"LeavingPath":    {Options{RepoURL: "r", Path: "a/../../b"}, []string{`Path "a/../../b" leaves the repository`}},
+		"BadName":        {Options{RepoURL: "r", Path: "x", Name: "Wave_Smith"}, []string{`Name "Wave_Smith"`}},
+		"BadNamespace":   {Options{RepoURL: "r", Path: "x", Namespace: "argo.cd"}, []string{`Namespace "argo.cd"`}},
+		"BadDestination": {Options{RepoURL: "r", Path: "x", DestinationNamespace: "-x"}, []string{`DestinationNamespace "-x"`}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			files, err := Applications(res, tc.opts)
+			if !errors.Is(err, ErrOptions) {
+				t.Fatalf("want ErrOptions, got %v", err)
+			}
+			if files != nil {
+				t.Errorf("files returned with an error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestEmptyResult(t *testing.T) {
+	if _, err := Applications(&render.Result{}, testOptions); !errors.Is(err, ErrTree) {
+		t.Fatalf("want ErrTree, got %v", err)
+	}
+}
+
+func TestClash(t *testing.T) {
+	// A spec in namespace argocd has its folder beside the Applications;
+	// a name that is a file of that folder clashes.
+	res := renderDir(t, "testdata/nodeps")
+	paths := res.Paths()
+	p := paths[len(paths)-1]
+	if err := checkClashes(paths, map[string][]byte{p: nil}); !errors.Is(err, ErrTree) {
+		t.Errorf("a file of the tree: want ErrTree, got %v", err)
+	}
+	if err := checkClashes(paths, map[string][]byte{path.Dir(p): nil}); !errors.Is(err, ErrTree) {
+		t.Errorf("a folder of the tree: want ErrTree, got %v", err)
+	}
+	if err := checkClashes(paths, map[string][]byte{p + "/x.yaml": nil}); !errors.Is(err, ErrTree) {
+		t.Errorf("below a file of the tree: want ErrTree, got %v", err)
+	}
+	if err := checkClashes(paths, map[string][]byte{"argocd/wavesmith.yaml": nil}); err != nil {
+		t.Errorf("no clash: %v", err)
+	}
+}
+
+func TestUniqueNames(t *testing.T) {
+	long := strings.Repeat("a", 70)
+	cs := []child{
+		{folder: "a-b/kaoto-c", name: "w-a-b-kaoto-c"},
+		{folder: "a/kaoto-b-kaoto-c", name: "w-a-b-kaoto-c"},
+		{folder: "ns/kaoto-" + long, name: "w-ns-kaoto-" + long},
+		{folder: "ns/kaoto-x", name: "w-ns-kaoto-x"},
+	}
+	uniqueNames(cs)
+	seen := map[string]bool{}
+	for _, c := range cs {
+		if len(c.name) > maxName || seen[c.name] {
+			t.Errorf("%s: name %q too long or not unique", c.folder, c.name)
+		}
+		seen[c.name] = true
+	}
+	if cs[3].name != "w-ns-kaoto-x" {
+		t.Errorf("a short unique name changed: %q", cs[3].name)
+	}
+}
+
+// TestDiscardObjects: the CLI renders with DiscardObjects (children keep
+// only their YAML, key and wave); the Applications are the same.
+func TestDiscardObjects(t *testing.T) {
+	want, err := Applications(renderDir(t, "testdata/depends"), testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := render.Load([]string{"testdata/depends"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := render.Render(context.Background(), objs, render.Options{Dialects: render.AllDialects, DiscardObjects: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Applications(res, testOptions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("-full render +discarding render:\n%s", diff)
+	}
+}

@@ -1,0 +1,18 @@
+# Argo CD config management plugin: the real argocd-cmp-server for the tests
+# in test/argocd (a nested module: argo-cd v3.2.11 pins k8s.io/* to v0.34.0).
+
+ARGOCD_CMP_SERVER := $(BIN)/argocd-cmp-server
+
+# Read by test/argocd (it fails when the server is missing).
+export ARGOCD_CMP_SERVER_BIN := $(ARGOCD_CMP_SERVER)
+
+TEST_TOOLS   += $(ARGOCD_CMP_SERVER)
+MODULE_TESTS += test/argocd
+
+# Built from the Go module proxy, reused when present: about 140 s cold on
+# 2 cores.
+$(ARGOCD_CMP_SERVER):
+	cd test/argocd && $(GO) build -trimpath -o $@ ./cmd/argocd-cmp-server
+
+.PHONY: argocd-cmp-server
+argocd-cmp-server: $(ARGOCD_CMP_SERVER) ## build bin/argocd-cmp-server (Argo CD's plugin server, for test/argocd)
