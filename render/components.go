@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -40,98 +41,146 @@ func newComponentGenerator() generators.Generator {
 // ErrDependency: a Component dependency is missing, cyclic or out of order.
 var ErrDependency = fmt.Errorf("component dependency")
 
-// dependencyWaves orders Components by spec.dependsOn: a Component whose
-// wave is not set (neither spec.wave nor a wavesmith.io/apply-order
-// annotation) is placed one wave after the latest of its dependencies; a
-// set wave that is not later than a dependency's is an error, and so are a
-// missing dependency and a cycle. It returns the wave for each spec index
-// that needs one.
-func dependencyWaves(specs []*Item) (map[int]int, error) {
-	type node struct {
-		item *Item
-		deps []string
-		wave *int
-	}
-	nodes := map[string]*node{}
-	var order []string
-	for _, it := range specs {
+// depGraph orders Components by spec.dependsOn. Specs render level by
+// level: a Component renders once every Component it depends on has, so
+// that its wave can follow theirs.
+type depGraph struct {
+	deps     map[int][]int // spec index -> the spec indices it depends on
+	explicit map[int]int   // spec index -> its set wave (spec.wave or apply-order)
+	levels   [][]int       // spec indices; level k depends only on levels < k
+	assigned []int         // the wave each spec rendered at (set level by level)
+}
+
+// dependencyGraph validates spec.dependsOn (a name is required; a missing
+// dependency and a cycle are errors naming them) and groups the specs in
+// levels.
+func dependencyGraph(specs []*Item) (*depGraph, error) {
+	g := &depGraph{deps: map[int][]int{}, explicit: map[int]int{}, assigned: make([]int, len(specs))}
+	byKey := map[string]int{}
+	var comps []int
+	for i, it := range specs {
 		o := it.Object
 		if o.Group()+"/"+o.Kind() != componentGK {
 			continue
 		}
-		n := &node{item: it}
+		byKey[o.Namespace()+"/"+o.Name()] = i
+		comps = append(comps, i)
 		s, _ := o.Map["spec"].(map[string]any)
 		if w, ok := s["wave"].(int64); ok {
-			v := int(w)
-			n.wave = &v
+			g.explicit[i] = int(w)
 		} else if a, ok := o.Annotation(inventory.ApplyOrder); ok {
 			if v, err := strconv.Atoi(a); err == nil {
-				n.wave = &v
+				g.explicit[i] = v
 			}
 		}
+	}
+	for _, i := range comps {
+		o := specs[i].Object
+		s, _ := o.Map["spec"].(map[string]any)
 		deps, _ := s["dependsOn"].([]any)
-		for i, d := range deps {
+		for j, d := range deps {
 			m, _ := d.(map[string]any)
 			name, _ := m["name"].(string)
 			ns, _ := m["namespace"].(string)
 			if ns == "" {
 				ns = o.Namespace()
 			}
+			field := fmt.Sprintf("spec.dependsOn[%d]", j)
 			if name == "" {
-				return nil, o.FieldError(fmt.Sprintf("spec.dependsOn[%d].name", i), fmt.Errorf("%w: a name is required", ErrDependency))
+				return nil, o.FieldError(field+".name", fmt.Errorf("%w: a name is required", ErrDependency))
 			}
-			n.deps = append(n.deps, ns+"/"+name)
+			k, ok := byKey[ns+"/"+name]
+			if !ok {
+				return nil, o.FieldError(field, fmt.Errorf("%w: Component %s/%s not found among the inputs", ErrDependency, ns, name))
+			}
+			g.deps[i] = append(g.deps[i], k)
 		}
-		key := o.Namespace() + "/" + o.Name()
-		nodes[key] = n
-		order = append(order, key)
 	}
-	waves := map[string]int{}
-	state := map[string]int{} // 1 visiting, 2 done
-	var visit func(key string, path []string) error
-	visit = func(key string, path []string) error {
-		n := nodes[key]
-		switch state[key] {
+	level := make([]int, len(specs))
+	state := make([]int, len(specs)) // 1 visiting, 2 done
+	key := func(i int) string { return specs[i].Object.Namespace() + "/" + specs[i].Object.Name() }
+	var visit func(i int, path []int) error
+	visit = func(i int, path []int) error {
+		switch state[i] {
 		case 2:
 			return nil
 		case 1:
-			cycle := append(path[indexOf(path, key):], key)
-			return n.item.Object.FieldError("spec.dependsOn", fmt.Errorf("%w: cycle %s", ErrDependency, strings.Join(prefixAll("Component ", cycle), " -> ")))
-		}
-		state[key] = 1
-		need := 0
-		for i, d := range n.deps {
-			if nodes[d] == nil {
-				return n.item.Object.FieldError(fmt.Sprintf("spec.dependsOn[%d]", i), fmt.Errorf("%w: Component %s not found among the inputs", ErrDependency, d))
+			var names []string
+			for _, p := range path[indexOfInt(path, i):] {
+				names = append(names, key(p))
 			}
-			if err := visit(d, append(path, key)); err != nil {
+			names = append(names, key(i))
+			return specs[path[len(path)-1]].Object.FieldError("spec.dependsOn", fmt.Errorf("%w: cycle %s", ErrDependency, strings.Join(prefixAll("Component ", names), " -> ")))
+		}
+		state[i] = 1
+		for _, d := range g.deps[i] {
+			if err := visit(d, append(path, i)); err != nil {
 				return err
 			}
-			if w := waves[d] + 1; w > need {
-				need = w
+			if level[d]+1 > level[i] {
+				level[i] = level[d] + 1
 			}
 		}
-		switch {
-		case n.wave == nil:
-			waves[key] = need
-		case len(n.deps) > 0 && *n.wave < need:
-			return n.item.Object.FieldError("spec.wave", fmt.Errorf("%w: wave %d is not after its dependencies (at least %d)", ErrDependency, *n.wave, need))
-		default:
-			waves[key] = *n.wave
-		}
-		state[key] = 2
+		state[i] = 2
 		return nil
 	}
-	out := map[int]int{}
-	for _, key := range order {
-		if err := visit(key, nil); err != nil {
+	for i := range specs {
+		if err := visit(i, nil); err != nil {
 			return nil, err
 		}
-		if n := nodes[key]; n.wave == nil && len(n.deps) > 0 {
-			out[n.item.Spec] = waves[key]
+		for len(g.levels) <= level[i] {
+			g.levels = append(g.levels, nil)
+		}
+		g.levels[level[i]] = append(g.levels[level[i]], i)
+	}
+	return g, nil
+}
+
+// wave decides the wave of spec i once its dependencies have rendered
+// (outs): one after the latest wave of their objects (hooks included, so a
+// dependent follows its dependency's post-install hooks). A Component with
+// a set wave keeps it, if it is late enough. ok is false when the spec's
+// own wave or the defaults apply.
+func (g *depGraph) wave(i int, specs []*Item, outs []specOutput, def int) (w int, ok bool, err error) {
+	own, explicit := g.explicit[i]
+	if len(g.deps[i]) == 0 {
+		if explicit {
+			g.assigned[i] = own
+		} else {
+			g.assigned[i] = def
+		}
+		return 0, false, nil
+	}
+	need := math.MinInt
+	for _, d := range g.deps[i] {
+		latest := g.assigned[d]
+		for j, c := range outs[d].children {
+			if j == 0 || c.Wave > latest {
+				latest = c.Wave
+			}
+		}
+		if latest+1 > need {
+			need = latest + 1
 		}
 	}
-	return out, nil
+	if explicit {
+		if own < need {
+			return 0, false, specs[i].Object.FieldError("spec.wave", fmt.Errorf("%w: wave %d is not after its dependencies (at least %d)", ErrDependency, own, need))
+		}
+		g.assigned[i] = own
+		return 0, false, nil
+	}
+	g.assigned[i] = need
+	return need, true, nil
+}
+
+func indexOfInt(s []int, v int) int {
+	for i, e := range s {
+		if e == v {
+			return i
+		}
+	}
+	return 0
 }
 
 func indexOf(s []string, v string) int {

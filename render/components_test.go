@@ -30,23 +30,30 @@ func componentSpec(name string, wave *int64, deps ...string) *manifest.Object {
 func TestDependencyWaves(t *testing.T) {
 	w := func(n int64) *int64 { return &n }
 	cases := map[string]struct {
-		reason  string
-		specs   []*manifest.Object
-		want    map[string]int
-		wantErr string
+		reason   string
+		specs    []*manifest.Object
+		children map[string][]int // waves of the objects each spec renders
+		want     map[string]int
+		wantErr  string
 	}{
-		"Chain": {"each dependent lands one wave after its latest dependency",
+		"Chain": {"each dependent lands one wave after the latest object of its dependencies",
 			[]*manifest.Object{componentSpec("c", nil, "b", "a"), componentSpec("b", nil, "a"), componentSpec("a", w(3))},
-			map[string]int{"b": 4, "c": 5}, ""},
+			map[string][]int{"a": {3, 3}}, map[string]int{"b": 4, "c": 5}, ""},
+		"Hooks": {"a dependency's post-install hook (wave 101) comes before the dependent",
+			[]*manifest.Object{componentSpec("app", nil, "op"), componentSpec("op", nil)},
+			map[string][]int{"op": {-106, 0, 101}}, map[string]int{"app": 102}, ""},
+		"DefaultWave": {"a dependency rendered in the default wave 5 (--wave 5) puts its dependent in 6",
+			[]*manifest.Object{componentSpec("app", nil, "op"), componentSpec("op", nil)},
+			map[string][]int{"op": {5}}, map[string]int{"app": 6}, ""},
 		"ExplicitOK": {"an explicit wave after the dependency is kept",
-			[]*manifest.Object{componentSpec("a", nil), componentSpec("b", w(7), "a")}, map[string]int{}, ""},
+			[]*manifest.Object{componentSpec("a", nil), componentSpec("b", w(7), "a")}, map[string][]int{"a": {0}}, map[string]int{}, ""},
 		"ExplicitTooEarly": {"an explicit wave not after the dependency is an error",
-			[]*manifest.Object{componentSpec("a", w(2)), componentSpec("b", w(1), "a")}, nil, "wave 1 is not after its dependencies (at least 3)"},
+			[]*manifest.Object{componentSpec("a", w(2)), componentSpec("b", w(1), "a")}, map[string][]int{"a": {2}}, nil, "wave 1 is not after its dependencies (at least 3)"},
 		"Cycle": {"a cycle is named",
-			[]*manifest.Object{componentSpec("a", nil, "b"), componentSpec("b", nil, "c"), componentSpec("c", nil, "a")}, nil,
+			[]*manifest.Object{componentSpec("a", nil, "b"), componentSpec("b", nil, "c"), componentSpec("c", nil, "a")}, nil, nil,
 			"cycle Component ns/a -> Component ns/b -> Component ns/c -> Component ns/a"},
 		"Missing": {"a missing dependency is named",
-			[]*manifest.Object{componentSpec("a", nil, "ghost")}, nil, "Component ns/ghost not found"},
+			[]*manifest.Object{componentSpec("a", nil, "ghost")}, nil, nil, "Component ns/ghost not found"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -54,7 +61,32 @@ func TestDependencyWaves(t *testing.T) {
 			for i, s := range tc.specs {
 				items = append(items, &Item{Object: s, Role: Spec, Spec: i})
 			}
-			got, err := dependencyWaves(items)
+			g, err := dependencyGraph(items)
+			outs := make([]specOutput, len(items))
+			got := map[string]int{}
+			for _, level := range levelsOrNil(g, err) {
+				for _, i := range level {
+					w, ok, werr := g.wave(i, items, outs, 0)
+					if werr != nil {
+						err = werr
+						continue
+					}
+					if ok {
+						got[items[i].Object.Name()] = w
+					}
+					for _, cw := range tc.children[items[i].Object.Name()] {
+						outs[i].children = append(outs[i].children, &Item{Wave: cw})
+					}
+					if ok {
+						for _, c := range outs[i].children {
+							c.Wave = w
+						}
+						if len(outs[i].children) == 0 {
+							outs[i].children = []*Item{{Wave: w}}
+						}
+					}
+				}
+			}
 			if tc.wantErr != "" {
 				if !errors.Is(err, ErrDependency) || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("%s: got %v, want ErrDependency with %q", tc.reason, err, tc.wantErr)
@@ -64,11 +96,7 @@ func TestDependencyWaves(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			byName := map[string]int{}
-			for i, w := range got {
-				byName[tc.specs[i].Name()] = w
-			}
-			if diff := cmp.Diff(tc.want, byName); diff != "" {
+			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
 			}
 		})
@@ -110,4 +138,11 @@ func TestComponentPolicyInvalid(t *testing.T) {
 	if !errors.Is(err, ErrAnnotation) || !strings.Contains(err.Error(), "replace, ssa-merge") {
 		t.Errorf("an unknown policy value in a spec lists the allowed values: %v", err)
 	}
+}
+
+func levelsOrNil(g *depGraph, err error) [][]int {
+	if err != nil {
+		return nil
+	}
+	return g.levels
 }

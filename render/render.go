@@ -113,16 +113,30 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 		return nil, err
 	}
 
-	waves, err := dependencyWaves(res.Specs)
+	deps, err := dependencyGraph(res.Specs)
 	if err != nil {
 		return nil, err
 	}
-	// Children: generated, decorated and encoded per spec, on all cores.
+	defWave, _ := strconv.Atoi(opts.Defaults[inventory.ApplyOrder])
+	// Children: generated, decorated and encoded per spec, on all cores,
+	// level by level of Component dependencies.
 	outs := make([]specOutput, len(res.Specs))
-	parallel(len(res.Specs), func(i int) {
-		w, ok := waves[i]
-		outs[i] = renderSpec(ctx, res.Specs[i], w, ok, &opts)
-	})
+	for _, level := range deps.levels {
+		parallel(len(level), func(j int) {
+			i := level[j]
+			for _, d := range deps.deps[i] {
+				if outs[d].err != nil {
+					return // its dependency's error is reported
+				}
+			}
+			w, ok, err := deps.wave(i, res.Specs, outs, defWave)
+			if err != nil {
+				outs[i] = specOutput{err: err}
+				return
+			}
+			outs[i] = renderSpec(ctx, res.Specs[i], w, ok, &opts)
+		})
+	}
 	inputItems := res.Items
 	errs = errs[:0]
 	for _, out := range outs {

@@ -233,9 +233,11 @@ func Files(res *render.Result, previous map[string][]byte, opts Options) (map[st
 // on (the wave chain already implies it; the explicit edge documents it
 // and survives a hand edit of the chain).
 func componentDependencies(res *render.Result, get func(int) *wave) error {
-	last := map[string]int{} // namespace/name of a Component -> its latest wave
+	// namespace/name of a Component -> the earliest and latest waves of
+	// its objects.
+	first, last := map[string]int{}, map[string]int{}
 	for _, it := range res.Items {
-		if it.Spec < 0 {
+		if it.Spec < 0 || it.Role != render.Child {
 			continue
 		}
 		s := res.Specs[it.Spec].Key
@@ -245,6 +247,9 @@ func componentDependencies(res *render.Result, get func(int) *wave) error {
 		k := s.Namespace + "/" + s.Name
 		if w, ok := last[k]; !ok || it.Wave > w {
 			last[k] = it.Wave
+		}
+		if w, ok := first[k]; !ok || it.Wave < w {
+			first[k] = it.Wave
 		}
 	}
 	for _, sp := range res.Specs {
@@ -264,8 +269,9 @@ func componentDependencies(res *render.Result, get func(int) *wave) error {
 			if !ok {
 				return sp.Object.FieldError(fmt.Sprintf("spec.dependsOn[%d]", i), fmt.Errorf("%w: Component %s/%s is not part of the render", render.ErrDependency, ns, name))
 			}
-			if w < sp.Wave {
-				get(sp.Wave).dependsOn[w] = true
+			own, ok := first[sp.Key.Namespace+"/"+sp.Key.Name]
+			if ok && w < own {
+				get(own).dependsOn[w] = true
 			}
 		}
 	}

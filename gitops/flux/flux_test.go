@@ -245,3 +245,43 @@ func TestWaveLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestComponentDependencies: a Component with a set wave far after its
+// dependency depends explicitly on the dependency's last wave, besides the
+// previous wave of the chain.
+func TestComponentDependencies(t *testing.T) {
+	objs, err := render.Load([]string{"../../testdata/examples"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra, err := manifest.Decode("../../testdata/examples/audit.yaml", []byte(`apiVersion: wavesmith.io/v1alpha1
+kind: Component
+metadata:
+  name: audit
+  namespace: operators
+spec:
+  wave: 200
+  source:
+    kustomization:
+      path: ../kustomizations/plain
+  dependsOn:
+  - name: widgets
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := render.Render(context.Background(), append(objs, extra...), render.Options{Root: "../.."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Files(res, nil, Options{Path: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(files["flux/wave-200.yaml"])
+	for _, want := range []string{"  - name: wavesmith-wave-102\n", "  - name: wavesmith-wave-101\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("wave 200 should depend on %q (previous wave, and the last wave of widgets):\n%s", strings.TrimSpace(want), got)
+		}
+	}
+}
