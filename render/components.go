@@ -41,6 +41,28 @@ func newComponentGenerator() generators.Generator {
 // ErrDependency: a Component dependency is missing, cyclic or out of order.
 var ErrDependency = fmt.Errorf("component dependency")
 
+// IsComponent reports whether o is a wavesmith.io Component.
+func IsComponent(o *manifest.Object) bool { return o.Group()+"/"+o.Kind() == componentGK }
+
+// DependsOn returns "namespace/name" for each spec.dependsOn entry of a
+// Component, in order; the namespace defaults to the Component's. An entry
+// without a name gives "namespace/" (Render refuses it).
+func DependsOn(o *manifest.Object) []string {
+	s, _ := o.Map["spec"].(map[string]any)
+	deps, _ := s["dependsOn"].([]any)
+	out := make([]string, 0, len(deps))
+	for _, d := range deps {
+		m, _ := d.(map[string]any)
+		name, _ := m["name"].(string)
+		ns, _ := m["namespace"].(string)
+		if ns == "" {
+			ns = o.Namespace()
+		}
+		out = append(out, ns+"/"+name)
+	}
+	return out
+}
+
 // depGraph orders Components by spec.dependsOn. Specs render level by
 // level: a Component renders once every Component it depends on has, so
 // that its wave can follow theirs.
@@ -60,7 +82,7 @@ func dependencyGraph(specs []*Item) (*depGraph, error) {
 	var comps []int
 	for i, it := range specs {
 		o := it.Object
-		if o.Group()+"/"+o.Kind() != componentGK {
+		if !IsComponent(o) {
 			continue
 		}
 		byKey[o.Namespace()+"/"+o.Name()] = i
@@ -76,22 +98,14 @@ func dependencyGraph(specs []*Item) (*depGraph, error) {
 	}
 	for _, i := range comps {
 		o := specs[i].Object
-		s, _ := o.Map["spec"].(map[string]any)
-		deps, _ := s["dependsOn"].([]any)
-		for j, d := range deps {
-			m, _ := d.(map[string]any)
-			name, _ := m["name"].(string)
-			ns, _ := m["namespace"].(string)
-			if ns == "" {
-				ns = o.Namespace()
-			}
+		for j, ref := range DependsOn(o) {
 			field := fmt.Sprintf("spec.dependsOn[%d]", j)
-			if name == "" {
+			if strings.HasSuffix(ref, "/") {
 				return nil, o.FieldError(field+".name", fmt.Errorf("%w: a name is required", ErrDependency))
 			}
-			k, ok := byKey[ns+"/"+name]
+			k, ok := byKey[ref]
 			if !ok {
-				return nil, o.FieldError(field, fmt.Errorf("%w: Component %s/%s not found among the inputs", ErrDependency, ns, name))
+				return nil, o.FieldError(field, fmt.Errorf("%w: Component %s not found among the inputs", ErrDependency, ref))
 			}
 			g.deps[i] = append(g.deps[i], k)
 		}

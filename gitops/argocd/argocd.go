@@ -13,7 +13,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
 )
@@ -161,34 +160,11 @@ func Applications(res *render.Result, opts Options) (map[string][]byte, error) {
 // hasDependencies reports whether a Component of res has spec.dependsOn.
 func hasDependencies(res *render.Result) bool {
 	for _, s := range res.Specs {
-		if isComponent(s.Object) && len(dependsOn(s.Object)) > 0 {
+		if render.IsComponent(s.Object) && len(render.DependsOn(s.Object)) > 0 {
 			return true
 		}
 	}
 	return false
-}
-
-func isComponent(o *manifest.Object) bool {
-	return o.Group() == v1alpha1.Group && o.Kind() == v1alpha1.ComponentKind
-}
-
-// dependsOn returns the "namespace/name" of each dependency of a Component.
-func dependsOn(o *manifest.Object) []string {
-	spec, _ := o.Map["spec"].(map[string]any)
-	deps, _ := spec["dependsOn"].([]any)
-	var out []string
-	for _, d := range deps {
-		m, _ := d.(map[string]any)
-		name, _ := m["name"].(string)
-		ns, _ := m["namespace"].(string)
-		if ns == "" {
-			ns = o.Namespace()
-		}
-		if name != "" {
-			out = append(out, ns+"/"+name)
-		}
-	}
-	return out
 }
 
 // child is one child Application of an app of apps.
@@ -234,7 +210,7 @@ func children(res *render.Result, paths []string, opts Options) []child {
 func specWaves(res *render.Result) []int {
 	index := map[string]int{}
 	for i, s := range res.Specs {
-		if isComponent(s.Object) {
+		if render.IsComponent(s.Object) {
 			index[s.Key.Namespace+"/"+s.Key.Name] = i
 		}
 	}
@@ -248,12 +224,12 @@ func specWaves(res *render.Result) []int {
 		state[i] = 1
 		s := res.Specs[i]
 		w := s.Wave
-		if isComponent(s.Object) {
+		if render.IsComponent(s.Object) {
 			spec, _ := s.Object.Map["spec"].(map[string]any)
 			if v, ok := spec["wave"].(int64); ok {
 				w = int(v)
 			}
-			for _, d := range dependsOn(s.Object) {
+			for _, d := range render.DependsOn(s.Object) {
 				if j, ok := index[d]; ok {
 					if dw := visit(j) + 1; dw > w {
 						w = dw

@@ -193,9 +193,7 @@ func Files(res *render.Result, previous map[string][]byte, opts Options) (map[st
 			}
 		}
 	}
-	if err := componentDependencies(res, get); err != nil {
-		return nil, err
-	}
+	componentDependencies(res, get)
 	nums := make([]int, 0, len(waves))
 	for n := range waves {
 		nums = append(nums, n)
@@ -232,7 +230,7 @@ func Files(res *render.Result, previous map[string][]byte, opts Options) (map[st
 // dependency of its wave on the latest wave of each Component it depends
 // on (the wave chain already implies it; the explicit edge documents it
 // and survives a hand edit of the chain).
-func componentDependencies(res *render.Result, get func(int) *wave) error {
+func componentDependencies(res *render.Result, get func(int) *wave) {
 	// namespace/name of a Component -> the earliest and latest waves of
 	// its objects.
 	first, last := map[string]int{}, map[string]int{}
@@ -253,21 +251,13 @@ func componentDependencies(res *render.Result, get func(int) *wave) error {
 		}
 	}
 	for _, sp := range res.Specs {
-		if sp.Key.Group+"/"+sp.Key.Kind != v1alpha1.Group+"/"+v1alpha1.ComponentKind || sp.Object == nil {
+		if sp.Object == nil || !render.IsComponent(sp.Object) {
 			continue
 		}
-		spec, _ := sp.Object.Map["spec"].(map[string]any)
-		deps, _ := spec["dependsOn"].([]any)
-		for i, d := range deps {
-			m, _ := d.(map[string]any)
-			name, _ := m["name"].(string)
-			ns, _ := m["namespace"].(string)
-			if ns == "" {
-				ns = sp.Key.Namespace
-			}
-			w, ok := last[ns+"/"+name]
+		for _, ref := range render.DependsOn(sp.Object) {
+			w, ok := last[ref]
 			if !ok {
-				return sp.Object.FieldError(fmt.Sprintf("spec.dependsOn[%d]", i), fmt.Errorf("%w: Component %s/%s is not part of the render", render.ErrDependency, ns, name))
+				continue // a dependency without objects orders nothing
 			}
 			own, ok := first[sp.Key.Namespace+"/"+sp.Key.Name]
 			if ok && w < own {
@@ -275,7 +265,6 @@ func componentDependencies(res *render.Result, get func(int) *wave) error {
 			}
 		}
 	}
-	return nil
 }
 
 // previousWaves maps each object of the previous tree's Flux folders to

@@ -86,11 +86,7 @@ spec: {source: {kustomization: {path: ../kustomizations/shop}}}
 
 func TestHealthKaoto(t *testing.T) {
 	overrides := resourceOverrides(t)
-	cases := map[string]struct {
-		reason string
-		status string
-		want   health.HealthStatus
-	}{
+	cases := map[string]healthCase{
 		"NoStatus": {
 			reason: "not yet seen by wavesmith-status",
 			want:   health.HealthStatus{Status: health.HealthStatusProgressing, Message: "waiting for wavesmith-status to report"},
@@ -202,29 +198,12 @@ status:
 			want: health.HealthStatus{Status: health.HealthStatusDegraded, Message: "wavesmith.io/inventory: malformed"},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got, err := health.GetResourceHealth(object(t, kaotoHead+tc.status), lua.ResourceHealthOverrides(overrides))
-			if err != nil {
-				t.Fatalf("%s: %v", tc.reason, err)
-			}
-			if got == nil {
-				t.Fatalf("%s: no health", tc.reason)
-			}
-			if diff := gocmp.Diff(tc.want, *got); diff != "" {
-				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
-			}
-		})
-	}
+	checkHealth(t, overrides, kaotoHead, cases)
 }
 
 func TestHealthComponent(t *testing.T) {
 	overrides := resourceOverrides(t)
-	cases := map[string]struct {
-		reason string
-		status string
-		want   health.HealthStatus
-	}{
+	cases := map[string]healthCase{
 		"NoStatus": {
 			reason: "not yet seen by wavesmith-status",
 			want:   health.HealthStatus{Status: health.HealthStatusProgressing, Message: "waiting for wavesmith-status to report"},
@@ -351,20 +330,7 @@ status:
 			want: health.HealthStatus{Status: health.HealthStatusDegraded, Message: "gave up after 10m"},
 		},
 	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got, err := health.GetResourceHealth(object(t, componentHead+tc.status), lua.ResourceHealthOverrides(overrides))
-			if err != nil {
-				t.Fatalf("%s: %v", tc.reason, err)
-			}
-			if got == nil {
-				t.Fatalf("%s: no health", tc.reason)
-			}
-			if diff := gocmp.Diff(tc.want, *got); diff != "" {
-				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
-			}
-		})
-	}
+	checkHealth(t, overrides, componentHead, cases)
 }
 
 func TestHealthApplication(t *testing.T) {
@@ -377,11 +343,7 @@ spec:
   destination: {server: "https://kubernetes.default.svc", namespace: shop}
   source: {repoURL: "https://git.example.com/apps.git", path: shop, plugin: {name: wavesmith}}
 `
-	cases := map[string]struct {
-		reason string
-		status string
-		want   health.HealthStatus
-	}{
+	cases := map[string]healthCase{
 		"NoStatus": {
 			reason: "a child Application not yet reconciled",
 			want:   health.HealthStatus{Status: health.HealthStatusProgressing},
@@ -407,6 +369,31 @@ spec:
 			want:   health.HealthStatus{Status: health.HealthStatusMissing},
 		},
 	}
+	checkHealth(t, overrides, head, cases)
+}
+
+// TestHealthNeedsOverrides shows why argocd-cm-patch.yaml exists: without
+// it Argo CD has no health for Kaoto and Component at all.
+func TestHealthNeedsOverrides(t *testing.T) {
+	for _, s := range []string{kaotoHead, componentHead} {
+		got, err := health.GetResourceHealth(object(t, s), lua.ResourceHealthOverrides(nil))
+		if err != nil || got != nil {
+			t.Errorf("without overrides: health %v, err %v; want none", got, err)
+		}
+	}
+}
+
+// healthCase is the status part of an object and the health Argo CD's Lua
+// evaluation must give it.
+type healthCase struct {
+	reason string
+	status string
+	want   health.HealthStatus
+}
+
+// checkHealth evaluates each case (head + status) with the overrides.
+func checkHealth(t *testing.T, overrides map[string]v1alpha1.ResourceOverride, head string, cases map[string]healthCase) {
+	t.Helper()
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			got, err := health.GetResourceHealth(object(t, head+tc.status), lua.ResourceHealthOverrides(overrides))
@@ -420,16 +407,5 @@ spec:
 				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
 			}
 		})
-	}
-}
-
-// TestHealthNeedsOverrides shows why argocd-cm-patch.yaml exists: without
-// it Argo CD has no health for Kaoto and Component at all.
-func TestHealthNeedsOverrides(t *testing.T) {
-	for _, s := range []string{kaotoHead, componentHead} {
-		got, err := health.GetResourceHealth(object(t, s), lua.ResourceHealthOverrides(nil))
-		if err != nil || got != nil {
-			t.Errorf("without overrides: health %v, err %v; want none", got, err)
-		}
 	}
 }
