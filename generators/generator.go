@@ -35,6 +35,11 @@ type Options struct {
 	APIVersions []string
 	// Root is the folder that sources may not leave (the repository root).
 	Root string
+	// Wave is the wave the engine gives the spec's objects that set none:
+	// the spec's own, one after its dependencies', or the render default.
+	// Generators that place objects relative to the spec (Helm hooks) use
+	// it.
+	Wave int
 }
 
 // Generator renders the children of one spec. The spec's namespace is set.

@@ -146,3 +146,52 @@ func levelsOrNil(g *depGraph, err error) [][]int {
 	}
 	return g.levels
 }
+
+// TestDependentWithHooks: a chart Component with install hooks that depends
+// on another Component starts, pre-install hooks and CRDs included, after
+// the last object of its dependency.
+func TestDependentWithHooks(t *testing.T) {
+	objs, err := manifest.Decode("../testdata/examples/deps.yaml", []byte(`apiVersion: wavesmith.io/v1alpha1
+kind: Component
+metadata: {name: shop, namespace: operators}
+spec:
+  source: {kustomization: {path: ../kustomizations/shop}}
+---
+apiVersion: wavesmith.io/v1alpha1
+kind: Component
+metadata: {name: widgets, namespace: operators}
+spec:
+  source: {chart: {path: ../charts/operator}}
+  dependsOn: [{name: shop}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Render(context.Background(), objs, Options{Root: ".."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waves := map[string][]int{} // Component -> min, max wave of its objects
+	for _, it := range res.Items {
+		if it.Role != Child {
+			continue
+		}
+		name := res.Specs[it.Spec].Key.Name
+		if w, ok := waves[name]; !ok {
+			waves[name] = []int{it.Wave, it.Wave}
+		} else {
+			waves[name] = []int{min(w[0], it.Wave), max(w[1], it.Wave)}
+		}
+	}
+	if len(waves["shop"]) == 0 || len(waves["widgets"]) == 0 {
+		t.Fatalf("want objects of both Components, got waves %v", waves)
+	}
+	if waves["widgets"][0] != waves["shop"][1]+1 {
+		t.Errorf("widgets (with a pre-install hook) should start one wave after shop's last object: shop %v, widgets %v", waves["shop"], waves["widgets"])
+	}
+	// The hooks keep their distance: pre-install 106 waves before the
+	// release's objects, post-install 101 after.
+	if got := waves["widgets"][1] - waves["widgets"][0]; got != 207 {
+		t.Errorf("widgets spans %d waves, want 207 (pre-install at -106, post-install at +101): %v", got, waves["widgets"])
+	}
+}

@@ -134,7 +134,7 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 				outs[i] = specOutput{err: err}
 				return
 			}
-			outs[i] = renderSpec(ctx, res.Specs[i], w, ok, &opts)
+			outs[i] = renderSpec(ctx, res.Specs[i], w, ok, deps.assigned[i], &opts)
 		})
 	}
 	inputItems := res.Items
@@ -192,13 +192,13 @@ type specOutput struct {
 
 // renderSpec generates the children of one spec, then decorates and
 // encodes each of them.
-func renderSpec(ctx context.Context, spec *Item, depWave int, hasDepWave bool, opts *Options) specOutput {
+func renderSpec(ctx context.Context, spec *Item, depWave int, hasDepWave bool, baseWave int, opts *Options) specOutput {
 	if err := ctx.Err(); err != nil {
 		return specOutput{err: err}
 	}
 	o := spec.Object
 	g := opts.Generators[o.Group()+"/"+o.Kind()]
-	r, err := g.Generate(ctx, o, generators.Options{Platform: opts.Platform, KubeVersion: opts.KubeVersion, APIVersions: opts.APIVersions, Root: opts.Root})
+	r, err := g.Generate(ctx, o, generators.Options{Platform: opts.Platform, KubeVersion: opts.KubeVersion, APIVersions: opts.APIVersions, Root: opts.Root, Wave: baseWave})
 	if err != nil {
 		var me *manifest.Error
 		if !errors.As(err, &me) {
@@ -223,7 +223,27 @@ func renderSpec(ctx context.Context, spec *Item, depWave int, hasDepWave bool, o
 		defaults[k] = nv
 	}
 	if hasDepWave {
-		defaults[inventory.ApplyOrder] = strconv.Itoa(depWave)
+		// A dependent's earliest object must follow its dependencies. The
+		// generator placed some objects relative to depWave (Helm hooks
+		// before it, CRDs with the earliest): shift them all, and the
+		// default, so that the earliest lands on depWave.
+		earliest := depWave
+		for _, c := range r.Objects {
+			if v, ok := c.Annotation(inventory.ApplyOrder); ok {
+				if n, err := strconv.Atoi(v); err == nil && n < earliest {
+					earliest = n
+				}
+			}
+		}
+		shift := depWave - earliest
+		for _, c := range r.Objects {
+			if v, ok := c.Annotation(inventory.ApplyOrder); ok {
+				if n, err := strconv.Atoi(v); err == nil {
+					c.SetAnnotation(inventory.ApplyOrder, strconv.Itoa(n+shift))
+				}
+			}
+		}
+		defaults[inventory.ApplyOrder] = strconv.Itoa(depWave + shift)
 	}
 	specDigest := digest(encodeExact(&manifest.Object{Map: map[string]any{"spec": o.Map["spec"], "metadata": o.Map["metadata"]}}))
 	for _, c := range r.Objects {

@@ -111,7 +111,7 @@ func (Generator) Generate(_ context.Context, spec *manifest.Object, opts generat
 		}
 		objs = append(objs, got...)
 	}
-	wave := 0
+	wave := opts.Wave
 	if c.Spec.Wave != nil {
 		wave = int(*c.Spec.Wave)
 	}
