@@ -59,7 +59,8 @@ render: $(WAVESMITH) ## render the bundled examples into out/ (stream and GitOps
 	@mkdir -p $(OUT)
 	$(WAVESMITH) render testdata/examples > $(OUT)/examples.yaml
 	$(WAVESMITH) render testdata/examples -o $(OUT)/tree
-	@echo "wrote $(OUT)/examples.yaml and $(OUT)/tree/"
+	$(WAVESMITH) render -q testdata/examples -o $(OUT)/gitops --flux --argocd --argocd-repo https://github.com/wavesmith/wavesmith.git
+	@echo "wrote $(OUT)/examples.yaml, $(OUT)/tree/ and $(OUT)/gitops/ (the tree with flux/ and argocd/)"
 
 .PHONY: fmt-check
 fmt-check:
