@@ -41,10 +41,10 @@ func (r *Result) Tree() map[string][]byte {
 	dirs := make([]string, 0, len(folders))
 	for d, names := range folders {
 		dirs = append(dirs, d)
-		files[d+"/kustomization.yaml"] = kustomization(names)
+		files[d+"/kustomization.yaml"] = KustomizationFile(names)
 	}
 	sort.Strings(dirs)
-	files["kustomization.yaml"] = kustomization(dirs)
+	files["kustomization.yaml"] = KustomizationFile(dirs)
 	return files
 }
 
@@ -88,7 +88,8 @@ func fileName(k manifest.Key, dir string, used map[string]bool) string {
 	return name
 }
 
-func kustomization(resources []string) []byte {
+// KustomizationFile is a tree's kustomization.yaml listing resources.
+func KustomizationFile(resources []string) []byte {
 	var b bytes.Buffer
 	b.WriteString(TreeHeader)
 	b.WriteString("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n")

@@ -217,12 +217,12 @@ func Files(res *render.Result, previous map[string][]byte, opts Options) (map[st
 			files[dir+"/"+name] = stub(it, n)
 			resources = append(resources, name)
 		}
-		files[dir+"/kustomization.yaml"] = kustomizationFile(resources)
+		files[dir+"/kustomization.yaml"] = render.KustomizationFile(resources)
 		file := "wave-" + WaveLabel(n) + ".yaml"
 		files[Dir+"/"+file] = kustomizationObject(w, opts)
 		list = append(list, file)
 	}
-	files[Dir+"/kustomization.yaml"] = kustomizationFile(list)
+	files[Dir+"/kustomization.yaml"] = render.KustomizationFile(list)
 	return files, nil
 }
 
@@ -345,16 +345,6 @@ func stub(it *render.Item, from int) []byte {
 	b.WriteString("# Kustomization from pruning it before the new wave adopts it; Flux never\n")
 	b.WriteString("# applies it (ssa: Ignore). Safe to delete once Flux has reconciled.\n")
 	manifest.Encode(&b, map[string]any{"apiVersion": apiVersion, "kind": it.Key.Kind, "metadata": meta})
-	return b.Bytes()
-}
-
-func kustomizationFile(resources []string) []byte {
-	var b bytes.Buffer
-	b.WriteString(render.TreeHeader)
-	b.WriteString("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n")
-	for _, r := range resources {
-		b.WriteString("- " + r + "\n")
-	}
 	return b.Bytes()
 }
 
