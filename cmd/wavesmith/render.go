@@ -69,13 +69,7 @@ render would make a pruning GitOps engine delete everything.`,
 				}
 				return w.Flush()
 			}
-			var previous map[string][]byte
-			if t.flux {
-				if previous, err = render.ReadTree(out); err != nil {
-					return fmt.Errorf("reading the previous tree %s: %w", out, err)
-				}
-			}
-			files, err := t.files(c, res, out, previous)
+			files, err := t.files(c, res, out)
 			if err != nil {
 				return err
 			}
@@ -117,7 +111,7 @@ unified diff on standard output when they are not: the CI render step.`,
 			if err != nil {
 				return fmt.Errorf("reading %s: %w", out, err)
 			}
-			want, err := t.files(c, res, out, got)
+			want, err := t.files(c, res, out)
 			if err != nil {
 				return err
 			}

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -44,9 +46,9 @@ func (f *treeFlags) bind(c *cobra.Command) {
 	fs.StringVar(&f.treePath, "tree-path", "", "path of DIR inside the git repository Flux or Argo CD read (default: DIR relative to its enclosing git repository)")
 }
 
-// files is the tree of res to write at dir; previous is the tree there now
-// (Flux handoffs depend on it).
-func (f *treeFlags) files(c *cobra.Command, res *render.Result, dir string, previous map[string][]byte) (map[string][]byte, error) {
+// files is the tree of res to write at dir; the tree there now decides the
+// Flux handoffs.
+func (f *treeFlags) files(c *cobra.Command, res *render.Result, dir string) (map[string][]byte, error) {
 	files := res.Tree()
 	usage := func(err error) error { return usageError{cmd: c.CommandPath(), err: err} }
 	if !f.flux && f.changed(c, "flux-") {
@@ -77,6 +79,10 @@ func (f *treeFlags) files(c *cobra.Command, res *render.Result, dir string, prev
 		src, err := flux.ParseSource(f.fluxSource)
 		if err != nil {
 			return nil, usage(fmt.Errorf("--flux-source: %w", err))
+		}
+		var previous fs.FS
+		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+			previous = os.DirFS(dir)
 		}
 		more, err := flux.Files(res, previous, flux.Options{
 			Name: f.fluxName, Namespace: f.fluxNamespace, Source: src, Path: p,

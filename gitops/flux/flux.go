@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"sort"
 	"strconv"
@@ -154,16 +155,22 @@ type wave struct {
 // res.Tree(): flux/kustomization.yaml listing one Kustomization per wave
 // (flux/wave-<n>.yaml) and, per wave, flux/wave-<n>/kustomization.yaml
 // listing that wave's object files plus any handoff stubs. previous is the
-// tree being replaced (nil or empty for a first render); it decides the
-// stubs. Objects resolve through relative paths outside the wave folder,
+// tree being replaced (nil for a first render); it decides the stubs. Only
+// its Flux folders are read, and of its object files only those the new
+// tree no longer has at the same path. Objects resolve through relative paths outside the wave folder,
 // which Flux allows (it builds with LoadRestrictionsNone; plain kustomize
 // needs --load-restrictor LoadRestrictionsNone).
-func Files(res *render.Result, previous map[string][]byte, opts Options) (map[string][]byte, error) {
+func Files(res *render.Result, previous fs.FS, opts Options) (map[string][]byte, error) {
 	opts, err := opts.normalize()
 	if err != nil {
 		return nil, err
 	}
-	old, err := previousWaves(previous)
+	paths := res.Paths()
+	at := make(map[string]manifest.Key, len(paths))
+	for i, p := range paths {
+		at[p] = res.Items[i].Key
+	}
+	old, err := previousWaves(previous, at)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +183,6 @@ func Files(res *render.Result, previous map[string][]byte, opts Options) (map[st
 		}
 		return w
 	}
-	paths := res.Paths()
 	for i, it := range res.Items {
 		get(it.Wave).resources = append(get(it.Wave).resources, paths[i])
 	}
@@ -268,14 +274,18 @@ func componentDependencies(res *render.Result, get func(int) *wave) {
 }
 
 // previousWaves maps each object of the previous tree's Flux folders to
-// the waves that held it (as an object or a stub).
-func previousWaves(previous map[string][]byte) (map[manifest.Key][]int, error) {
+// the waves that held it (as an object or a stub). at gives the key of the
+// object at each path of the new tree: a path the new tree keeps holds the
+// same object (paths are <spec folder>/<kind>-<name>), so only files it
+// dropped and stubs are read.
+func previousWaves(previous fs.FS, at map[string]manifest.Key) (map[manifest.Key][]int, error) {
 	old := map[manifest.Key][]int{}
-	var kfiles []string
-	for p := range previous {
-		if strings.HasPrefix(p, Dir+"/wave-") && strings.HasSuffix(p, "/kustomization.yaml") && strings.Count(p, "/") == 2 {
-			kfiles = append(kfiles, p)
-		}
+	if previous == nil {
+		return old, nil
+	}
+	kfiles, err := fs.Glob(previous, Dir+"/wave-*/kustomization.yaml")
+	if err != nil {
+		return nil, fmt.Errorf("previous tree: %w", err)
 	}
 	sort.Strings(kfiles)
 	for _, kf := range kfiles {
@@ -284,17 +294,28 @@ func previousWaves(previous map[string][]byte) (map[manifest.Key][]int, error) {
 		if !ok {
 			continue
 		}
+		b, err := fs.ReadFile(previous, kf)
+		if err != nil {
+			return nil, fmt.Errorf("previous tree: %w", err)
+		}
 		var k struct {
 			Resources []string `yaml:"resources"`
 		}
-		if err := yaml.Unmarshal(previous[kf], &k); err != nil {
+		if err := yaml.Unmarshal(b, &k); err != nil {
 			return nil, fmt.Errorf("previous tree: %s: %w: %v", kf, manifest.ErrInvalid, err)
 		}
 		for _, r := range k.Resources {
 			p := path.Join(dir, r)
-			b, ok := previous[p]
-			if !ok {
-				continue // a file of the old tree that is gone: nothing to hand off
+			if key, ok := at[p]; ok {
+				old[key] = append(old[key], n)
+				continue
+			}
+			b, err := fs.ReadFile(previous, p)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // gone from the old tree: nothing to hand off
+			}
+			if err != nil {
+				return nil, fmt.Errorf("previous tree: %w", err)
 			}
 			objs, err := manifest.Decode(p, b)
 			if err != nil {

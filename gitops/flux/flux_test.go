@@ -3,9 +3,11 @@ package flux
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"sort"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -36,7 +38,15 @@ func cm(name string, wave string) string {
 func tree(t *testing.T, res *render.Result, previous map[string][]byte) map[string][]byte {
 	t.Helper()
 	files := res.Tree()
-	more, err := Files(res, previous, Options{Path: "deploy"})
+	var fsys fs.FS
+	if previous != nil {
+		m := fstest.MapFS{}
+		for k, v := range previous {
+			m[k] = &fstest.MapFile{Data: v}
+		}
+		fsys = m
+	}
+	more, err := Files(res, fsys, Options{Path: "deploy"})
 	if err != nil {
 		t.Fatal(err)
 	}
