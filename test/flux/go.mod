@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/fluxcd/cli-utils v1.2.3
 	github.com/fluxcd/flux2/v2 v2.9.5
+	github.com/fluxcd/kustomize-controller/api v1.9.5
 	github.com/fluxcd/pkg/ssa v0.76.2
 	github.com/google/go-cmp v0.7.0
 	k8s.io/api v0.36.4
@@ -77,7 +78,6 @@ require (
 	github.com/fluxcd/helm-controller/api v1.6.4 // indirect
 	github.com/fluxcd/image-automation-controller/api v1.2.5 // indirect
 	github.com/fluxcd/image-reflector-controller/api v1.2.5 // indirect
-	github.com/fluxcd/kustomize-controller/api v1.9.5 // indirect
 	github.com/fluxcd/notification-controller/api v1.9.4 // indirect
 	github.com/fluxcd/pkg/apis/acl v0.10.0 // indirect
 	github.com/fluxcd/pkg/apis/kustomize v1.19.2 // indirect
