@@ -36,6 +36,12 @@ wave leave a handoff stub in their old wave, so that Flux does not prune
 them before the new wave adopts them; render reads the previous tree at DIR
 to find them.
 
+With --argocd the tree also holds argocd/: an Argo CD Application for the
+tree, or, when Components depend on each other, an app of apps whose child
+Applications (one per spec folder) are ordered by sync waves. Both need the
+tree's path inside the repository: by default DIR relative to its git
+repository, else --tree-path.
+
 Bad input is reported as "file:line: Kind/namespace/name: field: message"
 and nothing is written. An input without objects is an error: an empty
 render would make a pruning GitOps engine delete everything.`,
@@ -50,6 +56,9 @@ render would make a pruning GitOps engine delete everything.`,
 
   # A tree for Flux: Kustomizations per wave reading GitRepository flux-system
   wavesmith render deploy/ -o rendered/ --flux --flux-source GitRepository/flux-system
+
+  # Argo CD Applications reading the committed tree
+  wavesmith render deploy/ -o rendered/ --argocd --argocd-repo https://git.example.com/platform.git
 
   # From standard input
   cat kaoto.yaml | wavesmith render -`,
