@@ -172,7 +172,7 @@ func Files(res *render.Result, previous fs.FS, opts Options) (map[string][]byte,
 	}
 	old, err := previousWaves(previous, at)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w (the handoffs of objects that change wave are read from there; delete its %s/ folder to render without them)", err, Dir)
 	}
 	waves := map[int]*wave{}
 	get := func(n int) *wave {

@@ -295,3 +295,12 @@ spec:
 		}
 	}
 }
+
+func TestBrokenPreviousTree(t *testing.T) {
+	res := renderYAML(t, cm("a", "0"))
+	prev := fstest.MapFS{"flux/wave-0/kustomization.yaml": &fstest.MapFile{Data: []byte("resources: [unterminated\n")}}
+	_, err := Files(res, prev, Options{Path: "x"})
+	if !errors.Is(err, manifest.ErrInvalid) || !strings.Contains(err.Error(), "flux/wave-0/kustomization.yaml") || !strings.Contains(err.Error(), "delete its flux/ folder") {
+		t.Errorf("want an error naming the broken file and the way out, got %v", err)
+	}
+}
