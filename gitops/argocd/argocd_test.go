@@ -32,22 +32,6 @@ func renderDir(t *testing.T, dir string) *render.Result {
 
 var testOptions = Options{RepoURL: "https://git.example.com/platform/deploy.git", Path: "clusters/prod/rendered"}
 
-// joinFiles lists files in path order, each under a "# file:" line, for a
-// golden file that is read at once.
-func joinFiles(files map[string][]byte) []byte {
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	var b bytes.Buffer
-	for _, p := range paths {
-		b.WriteString("# file: " + p + "\n")
-		b.Write(files[p])
-	}
-	return b.Bytes()
-}
-
 // TestGolden covers both layouts: the bundled examples and depends/ have
 // Component dependencies (app of apps), nodeps/ has none (one
 // Application).
@@ -66,7 +50,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden.Assert(t, filepath.Join("testdata", name+".golden.yaml"), joinFiles(files))
+			golden.Assert(t, filepath.Join("testdata", name+".golden.yaml"), golden.JoinFiles(files))
 		})
 	}
 }

@@ -182,12 +182,7 @@ func TestExamplesGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
-	for _, k := range keys(files) {
-		b.WriteString("=== " + k + "\n")
-		b.Write(files[k])
-	}
-	golden.Assert(t, "testdata/examples.txt", []byte(b.String()))
+	golden.Assert(t, "testdata/examples.txt", golden.JoinFiles(files))
 }
 
 func TestOptionErrors(t *testing.T) {

@@ -4,9 +4,11 @@
 package golden
 
 import (
+	"bytes"
 	"flag"
 	"os"
 	"path/filepath"
+	"sort"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -33,4 +35,20 @@ func Assert(t testing.TB, file string, got []byte) {
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		t.Errorf("%s: -golden +got:\n%s", file, diff)
 	}
+}
+
+// JoinFiles lists a set of files (path to content) in path order, each
+// under a "# file: <path>" line: one golden file for a whole tree.
+func JoinFiles(files map[string][]byte) []byte {
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var b bytes.Buffer
+	for _, p := range paths {
+		b.WriteString("# file: " + p + "\n")
+		b.Write(files[p])
+	}
+	return b.Bytes()
 }
