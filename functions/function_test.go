@@ -150,8 +150,7 @@ func TestProcessErrors(t *testing.T) {
 }
 
 func TestWarningsExitZero(t *testing.T) {
-	in := strings.Replace(resourceList, "    name: designer\n", "    name: designer\n    annotations2: {}\n", 1)
-	in = strings.Replace(resourceList, "      internal.config.kubernetes.io/index: \"0\"\n", "      internal.config.kubernetes.io/index: \"0\"\n      wavesmith.io/update-policy: replace\n", 1)
+	in := strings.Replace(resourceList, "      internal.config.kubernetes.io/index: \"0\"\n", "      internal.config.kubernetes.io/index: \"0\"\n      wavesmith.io/update-policy: replace\n", 1)
 	out, err := process(t, in)
 	if err != nil {
 		t.Fatalf("warnings must not fail the function: %v\n%s", err, out)

@@ -120,7 +120,7 @@ func dependencyGraph(specs []*Item) (*depGraph, error) {
 			return nil
 		case 1:
 			var names []string
-			for _, p := range path[indexOfInt(path, i):] {
+			for _, p := range path[indexOf(path, i):] {
 				names = append(names, key(p))
 			}
 			names = append(names, key(i))
@@ -188,16 +188,7 @@ func (g *depGraph) wave(i int, specs []*Item, outs []specOutput, def int) (w int
 	return need, true, nil
 }
 
-func indexOfInt(s []int, v int) int {
-	for i, e := range s {
-		if e == v {
-			return i
-		}
-	}
-	return 0
-}
-
-func indexOf(s []string, v string) int {
+func indexOf(s []int, v int) int {
 	for i, e := range s {
 		if e == v {
 			return i

@@ -155,7 +155,6 @@ func once(name string, args ...string) (measure, error) {
 // the output.
 type objectCounter struct {
 	n       int
-	atStart bool
 	partial []byte
 }
 
