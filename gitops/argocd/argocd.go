@@ -177,24 +177,32 @@ type child struct {
 // children returns the child Applications, sorted by folder. paths are
 // the tree paths of res.Items.
 func children(res *render.Result, paths []string, opts Options) []child {
-	waves := specWaves(res)
+	// Each Application's wave is the earliest wave of its objects, as the
+	// engine placed them: a Component that depends on another already
+	// starts after the other's last object.
 	folders := make([]string, len(res.Specs))
+	waves := make([]int, len(res.Specs))
+	hasChild := make([]bool, len(res.Specs))
+	objWave, hasObjects := 0, false
 	for i, it := range res.Items {
-		if it.Role == render.Spec {
+		switch {
+		case it.Role == render.Spec:
 			folders[it.Spec] = path.Dir(paths[i])
+			if !hasChild[it.Spec] {
+				waves[it.Spec] = it.Wave // until a child says otherwise
+			}
+		case it.Spec >= 0:
+			if !hasChild[it.Spec] || it.Wave < waves[it.Spec] {
+				waves[it.Spec], hasChild[it.Spec] = it.Wave, true
+			}
+		case !hasObjects || it.Wave < objWave:
+			objWave, hasObjects = it.Wave, true
 		}
 	}
 	var out []child
 	for i, s := range res.Specs {
-		folder := folders[i]
-		out = append(out, child{folder: folder, namespace: s.Key.Namespace, wave: waves[i], createNamespace: true,
+		out = append(out, child{folder: folders[i], namespace: s.Key.Namespace, wave: waves[i], createNamespace: true,
 			name: opts.Name + "-" + s.Key.Namespace + "-" + strings.ToLower(s.Key.Kind) + "-" + s.Key.Name})
-	}
-	objWave, hasObjects := 0, false
-	for _, it := range res.Items {
-		if it.Spec < 0 && (!hasObjects || it.Wave < objWave) {
-			objWave, hasObjects = it.Wave, true
-		}
 	}
 	if hasObjects {
 		out = append(out, child{folder: render.PassThroughDir, name: opts.Name + "-objects", wave: objWave})
@@ -202,48 +210,6 @@ func children(res *render.Result, paths []string, opts Options) []child {
 	sort.Slice(out, func(i, j int) bool { return out[i].folder < out[j].folder })
 	uniqueNames(out)
 	return out
-}
-
-// specWaves returns the wave of each spec's Application: its own wave (a
-// Component's spec.wave, else the spec object's resolved wave), raised to
-// one after each Component it depends on.
-func specWaves(res *render.Result) []int {
-	index := map[string]int{}
-	for i, s := range res.Specs {
-		if render.IsComponent(s.Object) {
-			index[s.Key.Namespace+"/"+s.Key.Name] = i
-		}
-	}
-	waves := make([]int, len(res.Specs))
-	state := make([]int, len(res.Specs)) // 1 visiting, 2 done
-	var visit func(i int) int
-	visit = func(i int) int {
-		if state[i] != 0 { // done, or a cycle (render refuses those)
-			return waves[i]
-		}
-		state[i] = 1
-		s := res.Specs[i]
-		w := s.Wave
-		if render.IsComponent(s.Object) {
-			spec, _ := s.Object.Map["spec"].(map[string]any)
-			if v, ok := spec["wave"].(int64); ok {
-				w = int(v)
-			}
-			for _, d := range render.DependsOn(s.Object) {
-				if j, ok := index[d]; ok {
-					if dw := visit(j) + 1; dw > w {
-						w = dw
-					}
-				}
-			}
-		}
-		waves[i], state[i] = w, 2
-		return w
-	}
-	for i := range res.Specs {
-		visit(i)
-	}
-	return waves
 }
 
 // maxName is the label-value limit: Argo CD's label tracking puts the

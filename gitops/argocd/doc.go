@@ -21,9 +21,9 @@
 // that folder (built with kustomize: each folder has a kustomization.yaml)
 // and whose sync-wave annotation orders it in the root Application's sync:
 //
-//   - a spec folder's wave is the spec's own wave (the rendered spec
-//     object's apply-order; for a Component, spec.wave when set), raised
-//     to one more than the wave of each Component it depends on, so that a
+//   - a spec folder's wave is the earliest wave of the spec's objects, as
+//     the engine placed them: a Component that depends on another starts
+//     one wave after the other's last object (its hooks included), so a
 //     dependent Application is synced after its dependencies' ones;
 //   - the _objects/ Application's wave is the lowest wave of its objects
 //     (usually the Namespaces' -1), so the objects that no spec generated,

@@ -157,9 +157,10 @@ type wave struct {
 // listing that wave's object files plus any handoff stubs. previous is the
 // tree being replaced (nil for a first render); it decides the stubs. Only
 // its Flux folders are read, and of its object files only those the new
-// tree no longer has at the same path. Objects resolve through relative paths outside the wave folder,
-// which Flux allows (it builds with LoadRestrictionsNone; plain kustomize
-// needs --load-restrictor LoadRestrictionsNone).
+// tree no longer has at the same path. Objects resolve through relative
+// paths outside the wave folder, which Flux allows (it builds with
+// LoadRestrictionsNone; plain kustomize needs --load-restrictor
+// LoadRestrictionsNone).
 func Files(res *render.Result, previous fs.FS, opts Options) (map[string][]byte, error) {
 	opts, err := opts.normalize()
 	if err != nil {
@@ -194,7 +195,7 @@ func Files(res *render.Result, previous fs.FS, opts Options) (map[string][]byte,
 			if w == it.Wave {
 				continue
 			}
-			if _, alive := waves[w]; w < it.Wave || !alive || len(waves[w].resources) == 0 {
+			if w < it.Wave || waves[w] == nil || len(waves[w].resources) == 0 {
 				get(w).stubs = append(get(w).stubs, it)
 			}
 		}
@@ -357,15 +358,11 @@ func stub(it *render.Item, from int) []byte {
 	if it.Key.Namespace != "" {
 		meta["namespace"] = it.Key.Namespace
 	}
-	apiVersion := it.Key.Kind
-	if it.Ref != nil {
-		apiVersion = it.Ref.APIVersion
-	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# Handoff stub: this object moved from wave %d to wave %d. It keeps wave %d's\n", from, it.Wave, from)
 	b.WriteString("# Kustomization from pruning it before the new wave adopts it; Flux never\n")
 	b.WriteString("# applies it (ssa: Ignore). Safe to delete once Flux has reconciled.\n")
-	manifest.Encode(&b, map[string]any{"apiVersion": apiVersion, "kind": it.Key.Kind, "metadata": meta})
+	manifest.Encode(&b, map[string]any{"apiVersion": it.Ref.APIVersion, "kind": it.Key.Kind, "metadata": meta})
 	return b.Bytes()
 }
 
