@@ -130,6 +130,12 @@ func componentSources(docs [][]*manifest.Object) sources {
 	return out
 }
 
+// Files lists the files Load reads under the folder root: *.yaml, *.yml
+// and *.json, recursively, in name order, following symlinks and refusing
+// loops, skipping hidden entries, Helm chart folders and kustomization,
+// Kptfile and values files.
+func Files(root string) ([]string, error) { return walk(root) }
+
 // walk lists the object files under root, following symlinks, refusing
 // loops.
 func walk(root string) ([]string, error) {

@@ -19,7 +19,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -309,51 +308,25 @@ var (
 	specKind       = regexp.MustCompile(`["']?\bkind["']?\s*:\s*["']?(` + designerv1alpha1.Kind + `|` + v1alpha1.ComponentKind + `)\b`)
 )
 
-// discover lists the marker in dir and the files under dir (recursively,
-// skipping hidden folders, as render loads them) holding a Kaoto or a
-// Component.
+// discover lists the marker in dir and the files under dir that render
+// would load (render.Files) holding a Kaoto or a Component.
 func discover(dir string) ([]string, error) {
 	var found []string
 	if _, err := os.Stat(filepath.Join(dir, discoveryMarker)); err == nil {
 		found = append(found, filepath.Join(dir, discoveryMarker))
 	}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if p != dir && strings.HasPrefix(name, ".") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		switch strings.ToLower(filepath.Ext(name)) {
-		case ".yaml", ".yml", ".json":
-		default:
-			return nil
-		}
-		if strings.HasPrefix(name, ".") {
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
-				return nil
-			}
-		} else if !d.Type().IsRegular() {
-			return nil
-		}
+	files, err := render.Files(dir)
+	if err != nil {
+		return nil, fmt.Errorf("discovering specs in %s: %w", dir, err)
+	}
+	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("discovering specs in %s: %w", dir, err)
 		}
 		if holdsSpec(p, b) {
 			found = append(found, p)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("discovering specs in %s: %w", dir, err)
 	}
 	return found, nil
 }
