@@ -31,8 +31,8 @@ func schemaDirty() bool { return openapi.GetSchemaVersion() != openapi.DefaultOp
 // kustomize reads (a symlink leaving the folder) is the error.
 func (j *job) build(ctx context.Context, t *tree) ([]*manifest.Object, error) {
 	out, err := kustomize(ctx, treeFS{t}, t.root)
-	if t.refusal != nil {
-		return nil, t.refusal
+	if r := t.firstRefusal(); r != nil {
+		return nil, r
 	}
 	if errors.Is(err, ErrBudget) {
 		return nil, j.spec.FieldError(sourceField, fmt.Errorf("kustomize build %s: %w", j.dir, err))

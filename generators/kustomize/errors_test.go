@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -238,6 +239,15 @@ func TestSymlinks(t *testing.T) {
 	link(".", "loop/self")
 	write("listed-escape/cm.yaml", strings.Replace(cm, "%s", "listed", 1))
 	link("../secret.yaml", "listed-escape/stolen.yaml")
+	// A FIFO would block a reader forever: refused where reached,
+	// harmless elsewhere.
+	write("fifo/kustomization.yaml", "resources: [pipe.yaml]\n")
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo", "pipe.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "unreached", "pipe.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	opts := generators.Options{Root: root}
 	refused := map[string]struct {
@@ -251,6 +261,7 @@ func TestSymlinks(t *testing.T) {
 		"patch-escape":  {"a patch through a folder link leaving the folder", "patch-escape/linked/cm.yaml", "outside the component folder"},
 		"loop":          {"a loop in a listed folder", "loop/self", "symlink loop"},
 		"listed-escape": {"a listed YAML file linking outside", "listed-escape/stolen.yaml", "outside the component folder"},
+		"fifo":          {"a FIFO the kustomization lists", "fifo/pipe.yaml", "not a regular file or folder"},
 	}
 	for name, tc := range refused {
 		t.Run(name, func(t *testing.T) {

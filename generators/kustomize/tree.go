@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	gitignore "github.com/monochromegane/go-gitignore"
 )
@@ -133,11 +134,8 @@ func (t *tree) stat(rel string) (e entry, ok bool, err error) {
 	return e, true, nil
 }
 
-// isNotDir reports an ENOTDIR-like failure: a path through a file.
-func isNotDir(err error) bool {
-	var pe *fs.PathError
-	return errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "not a directory")
-}
+// isNotDir reports an ENOTDIR failure: a path through a file.
+func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
 
 func (t *tree) ignored(rel string, isDir bool) bool {
 	return t.ignore != nil && t.ignore.Match("/"+rel, isDir)
@@ -281,4 +279,12 @@ func (t *tree) refused(err error) {
 	if t.refusal == nil {
 		t.refusal = err
 	}
+}
+
+// firstRefusal returns what refused recorded (kustomize may still be
+// reading in the background after the context ended).
+func (t *tree) firstRefusal() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.refusal
 }
