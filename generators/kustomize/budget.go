@@ -274,7 +274,7 @@ var mergeFuncs = map[string]bool{"merge": true, "mergeOverwrite": true, "mustMer
 // before the function allocates it.
 var argChecks = map[string]func(args []reflect.Value) error{
 	"set": func(a []reflect.Value) error {
-		if reaches(a[2], a[0].Pointer(), map[uintptr]bool{}) {
+		if d := a[0].Pointer(); d != 0 && reaches(a[2], d, map[uintptr]bool{}) {
 			return errors.New("the dict would contain itself (a cycle)")
 		}
 		return nil

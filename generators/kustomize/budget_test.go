@@ -296,12 +296,12 @@ func TestHostileTemplatesCLI(t *testing.T) {
 				t.Fatal(err)
 			}
 			start := time.Now()
-			msg, exit, rss := runMeasured(t, bin, "render", spec.Source.File, "--root", root)
+			msg, exit, rss, cpu := runMeasured(t, bin, "render", spec.Source.File, "--root", root)
 			elapsed := time.Since(start)
 			if exit == 0 {
 				t.Fatalf("%s: want a failing render", tc.reason)
 			}
-			t.Logf("%-15s %6.2fs  maxrss %4d MiB", name, elapsed.Seconds(), rss/1024)
+			t.Logf("%-15s wall %6.2fs  cpu %6.2fs  maxrss %4d MiB", name, elapsed.Seconds(), cpu.Seconds(), rss/1024)
 			for _, want := range []string{"budget exceeded", tc.text, filepath.Join(root, "app", "cm.yaml"), "Component.wavesmith.io/apps/demo"} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("%s: stderr %q lacks %q", tc.reason, msg, want)
@@ -317,12 +317,12 @@ func TestHostileTemplatesCLI(t *testing.T) {
 // rssHelperEnv makes the test binary run TestRSSHelper as a helper.
 const rssHelperEnv = "WAVESMITH_RSS_HELPER"
 
-// runMeasured runs the command and returns its stderr, exit code and
-// peak memory in KiB. It runs it from a fresh helper process (the test
+// runMeasured runs the command and returns its stderr, exit code, peak
+// memory in KiB and CPU time (user and system). It runs it from a fresh helper process (the test
 // binary re-executed), because Linux counts the memory of the process a
 // child is forked from into the child's maxrss, and the test process is
 // large under -race.
-func runMeasured(t *testing.T, args ...string) (string, int, int64) {
+func runMeasured(t *testing.T, args ...string) (string, int, int64, time.Duration) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestRSSHelper$")
 	cmd.Env = append(os.Environ(), rssHelperEnv+"="+strings.Join(args, "\n"))
@@ -332,11 +332,11 @@ func runMeasured(t *testing.T, args ...string) (string, int, int64) {
 		t.Fatalf("rss helper: %v\n%s", err, stderr.String())
 	}
 	var exit int
-	var rss int64
-	if _, err := fmt.Sscanf(stdout.String(), "exit=%d maxrss=%d", &exit, &rss); err != nil {
+	var rss, cpu int64
+	if _, err := fmt.Sscanf(stdout.String(), "exit=%d maxrss=%d cpu=%d", &exit, &rss, &cpu); err != nil {
 		t.Fatalf("rss helper said %q: %v", stdout.String(), err)
 	}
-	return stderr.String(), exit, rss
+	return stderr.String(), exit, rss, time.Duration(cpu)
 }
 
 // TestRSSHelper is the helper process of runMeasured; run by the test
@@ -359,6 +359,7 @@ func TestRSSHelper(t *testing.T) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	fmt.Printf("exit=%d maxrss=%d", exit, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
+	ps := cmd.ProcessState
+	fmt.Printf("exit=%d maxrss=%d cpu=%d", exit, ps.SysUsage().(*syscall.Rusage).Maxrss, int64(ps.UserTime()+ps.SystemTime()))
 	os.Exit(0)
 }

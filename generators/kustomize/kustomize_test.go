@@ -92,15 +92,22 @@ func kustomizeBuildBytes(t *testing.T, dir string) []byte {
 	return out
 }
 
-// withKustomization copies the YAML files of dir into a temporary folder
-// and adds a kustomization.yaml listing them.
+// withKustomization copies the YAML files of dir, except hidden files and
+// folders, into a temporary folder and adds a kustomization.yaml listing
+// them.
 func withKustomization(t *testing.T, dir string) string {
 	t.Helper()
 	tmp := t.TempDir()
 	var res []string
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil {
 			return err
+		}
+		if d.IsDir() {
+			if p != dir && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir // hidden folders are not listed
+			}
+			return nil
 		}
 		rel, _ := filepath.Rel(dir, p)
 		if ext := filepath.Ext(p); strings.HasPrefix(d.Name(), ".") || (ext != ".yaml" && ext != ".yml") {

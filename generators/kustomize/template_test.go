@@ -154,6 +154,9 @@ func TestFuncs(t *testing.T) {
 		"Dig":            {"dig reads a key that may be missing", `{{ dig "a" "nope" "fallback" . }}`, map[string]any{"a": map[string]any{}}, "fallback", nil},
 		"APIResources":   {"apiResources lists the API versions", `{{ range apiResources }}{{ if eq .GroupVersion "example.com/v1" }}{{ range .APIResources }}{{ .Kind }}:{{ .Name }}{{ end }}{{ end }}{{ end }}`, nil, "Widget:widgets", nil},
 		"Printf":         {"printf is text/template's", `{{ printf "%05d|%-4s|%.2f|%[1]x|%%" 42 "a" 3.14159 }}`, nil, "00042|a   |3.14|2a|%", nil},
+		"SharedDict":     {"a dict may be shared (no cycle)", `{{ $a := dict }}{{ $b := dict "x" $a "y" $a }}{{ $_ := set $b "z" $a }}{{ len $b }}`, nil, "3", nil},
+		"SetCycle":       {"set refuses a dict that would contain itself", `{{ $a := dict }}{{ $b := dict "x" $a }}{{ $_ := set $a "b" $b }}`, nil, "", ErrBudget},
+		"MergeCycle":     {"merge refuses a result that contains itself", `{{ $a := dict }}{{ $_ := merge $a (dict "x" (dict "y" $a)) }}`, nil, "", ErrBudget},
 		"Sprig":          {"sprig is there", `{{ list 3 1 2 | sortAlpha | join "," }} {{ "abc" | b64enc }}`, nil, "1,2,3 YWJj", nil},
 		"DefaultVersion": {"Helm's default API versions are listed", `{{ range apiResources }}{{ if eq .GroupVersion "apps/v1" }}yes{{ end }}{{ end }}`, nil, "yes", nil},
 	}
