@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/internal/golden"
 	"github.com/wavesmith/wavesmith/internal/testobj"
 	"github.com/wavesmith/wavesmith/manifest"
@@ -51,7 +52,7 @@ func splitDecoration(m map[string]any) map[string]any {
 func renderCase(t *testing.T, c string, p generators.Platform, want []map[string]any) ([]map[string]any, map[string]map[string]any) {
 	t.Helper()
 	spec := testobj.Load(t, caseFile(c, "kaoto.yaml"))
-	res, err := render.Render(context.Background(), []*manifest.Object{spec}, render.Options{Platform: p, Dialects: render.AllDialects})
+	res, err := render.Render(context.Background(), []*manifest.Object{spec}, render.Options{Generators: builtin.Registry(), Platform: p})
 	if err != nil {
 		t.Fatal(err)
 	}
