@@ -27,12 +27,8 @@ var ErrHook = errors.New("unsupported Helm hook")
 // value, the output, or the time the context allows).
 var ErrBudget = errors.New("rendering budget exceeded")
 
-// Argo CD hook annotations written for chart hooks.
-const (
-	argoHook             = "argocd.argoproj.io/hook"
-	argoHookDeletePolicy = "argocd.argoproj.io/hook-delete-policy"
-	resourcePolicy       = "helm.sh/resource-policy"
-)
+// resourcePolicy: "keep" becomes delete-policy orphan.
+const resourcePolicy = "helm.sh/resource-policy"
 
 // Generator renders chart Components.
 type Generator struct{}
@@ -92,10 +88,7 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 		objs = append(objs, got...)
 		kept[m.Name] = kept[m.Name] || len(got) > 0
 	}
-	wave := opts.Wave
-	if c.Spec.Wave != nil {
-		wave = int(*c.Spec.Wave)
-	}
+	wave := opts.Wave // the engine's wave plan decides it
 	for _, h := range r.hooks {
 		got, w, err := translateHook(h, source(h.Path), wave)
 		if err != nil {

@@ -162,23 +162,30 @@ func TestTextEqualsHelmTemplate(t *testing.T) {
 }
 
 func TestHooksAndCRDs(t *testing.T) {
-	res, err := generate(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/operator"}}, "wave": int64(2)})
+	// The engine's wave plan gives the Component wave 2; hooks and CRDs
+	// are placed relative to it.
+	res, err := Generator{}.Generate(context.Background(), spec(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/operator"}}}), generators.Options{Root: root, Wave: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	type row struct{ Apply, Purge, Reconcile, Update, Delete, ArgoHook, Namespace string }
+	type row struct{ Apply, Purge, Reconcile, Update, Delete, Hook, Namespace string }
 	got := map[string]row{}
 	for _, o := range res.Objects {
 		a := func(k string) string { v, _ := o.Annotation(k); return v }
-		got[o.Key().String()] = row{a(inventory.ApplyOrder), a(inventory.PurgeOrder), a(inventory.ReconcilePolicy), a(inventory.UpdatePolicy), a(inventory.DeletePolicy), a(argoHook), o.Namespace()}
+		got[o.Key().String()] = row{a(inventory.ApplyOrder), a(inventory.PurgeOrder), a(inventory.ReconcilePolicy), a(inventory.UpdatePolicy), a(inventory.DeletePolicy), a(inventory.Hook), o.Namespace()}
+		for k := range o.Annotations() {
+			if strings.HasPrefix(k, "argocd.argoproj.io/") {
+				t.Errorf("%s: the generator writes no engine annotation (%s); dialects do", o.Key(), k)
+			}
+		}
 	}
 	want := map[string]row{
 		// crds/: the earliest wave of the Component, never deleted
 		"CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com": {Apply: "-104", Delete: "orphan"},
 		// pre-install, weight -5, hook-succeeded: before everything, purged after wave 1
-		"Job.batch/apps/rel-migrate": {Apply: "-104", Purge: "1", Reconcile: "once", ArgoHook: "PreSync", Namespace: "apps"},
+		"Job.batch/apps/rel-migrate": {Apply: "-104", Purge: "1", Reconcile: "once", Hook: "pre-install", Namespace: "apps"},
 		// post-install, default delete policy before-hook-creation: recreated
-		"Job.batch/apps/rel-smoke": {Apply: "103", Reconcile: "once", Update: "recreate", ArgoHook: "PostSync", Namespace: "apps"},
+		"Job.batch/apps/rel-smoke": {Apply: "103", Reconcile: "once", Update: "recreate", Hook: "post-install", Namespace: "apps"},
 		// resource-policy keep: orphaned
 		"Widget.example.com/apps/first":                      {Delete: "orphan", Namespace: "apps"},
 		"Deployment.apps/apps/rel-operator":                  {Namespace: "apps"},
@@ -187,9 +194,6 @@ func TestHooksAndCRDs(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("-want +got:\n%s", diff)
-	}
-	if res.Defaults[inventory.ApplyOrder] != "2" {
-		t.Errorf("spec.wave must become the default apply-order: %v", res.Defaults)
 	}
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "does not run on install") {
 		t.Errorf("the test hook is left out with a warning: %v", res.Warnings)

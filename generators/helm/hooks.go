@@ -68,9 +68,15 @@ func translateHook(h *release.Hook, file string, wave int) ([]*manifest.Object, 
 		}
 	}
 	applyOrder, purgeOrder := wave+h.Weight-101, wave+201
-	argo := "PreSync"
+	var events []string
+	if pre {
+		events = append(events, inventory.HookPreInstall)
+	}
+	if post {
+		events = append(events, inventory.HookPostInstall)
+	}
 	if !pre {
-		applyOrder, argo = wave+h.Weight+101, "PostSync"
+		applyOrder = wave + h.Weight + 101
 	}
 	if pre && !post {
 		purgeOrder = wave - 1
@@ -83,15 +89,10 @@ func translateHook(h *release.Hook, file string, wave int) ([]*manifest.Object, 
 	if beforeCreation {
 		o.SetAnnotation(inventory.UpdatePolicy, inventory.UpdateRecreate)
 	}
-	o.SetAnnotation(argoHook, argo)
-	var dp []string
-	if beforeCreation {
-		dp = append(dp, "BeforeHookCreation")
-	}
-	if succeeded {
-		dp = append(dp, "HookSucceeded")
-	}
-	sort.Strings(dp)
-	o.SetAnnotation(argoHookDeletePolicy, strings.Join(dp, ","))
+	// The native hook marker; each GitOps dialect maps it to its
+	// engine's hooks (Argo CD: PreSync/PostSync with delete policies
+	// derived from purge-order and update-policy recreate).
+	sort.Strings(events)
+	o.SetAnnotation(inventory.Hook, strings.Join(events, ","))
 	return []*manifest.Object{o}, nil, nil
 }
