@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 	"sigs.k8s.io/yaml"
 
+	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -79,15 +80,16 @@ func static() template.FuncMap {
 // plus the helpers that know the placement, the target cluster and the
 // template set (include, tpl), all guarded by the budget.
 func (j *job) funcs(set *template.Template, b *budget) (template.FuncMap, error) {
-	kv := chartutil.DefaultCapabilities.KubeVersion
-	if j.opts.KubeVersion != "" {
-		v, err := chartutil.ParseKubeVersion(j.opts.KubeVersion)
-		if err != nil {
-			return nil, &manifest.Error{File: j.spec.Source.File, Object: j.spec.Key().String(), Ref: j.spec.Ref(),
-				Err: fmt.Errorf("%w: kube version %q: %v", manifest.ErrInvalid, j.opts.KubeVersion, err)}
-		}
-		kv = *v
+	kubeVersion := j.opts.KubeVersion
+	if kubeVersion == "" {
+		kubeVersion = generators.DefaultKubeVersion()
 	}
+	parsed, err := chartutil.ParseKubeVersion(kubeVersion)
+	if err != nil {
+		return nil, &manifest.Error{File: j.spec.Source.File, Object: j.spec.Key().String(), Ref: j.spec.Ref(),
+			Err: fmt.Errorf("%w: kube version %q: %v", manifest.ErrInvalid, kubeVersion, err)}
+	}
+	kv := *parsed
 	s := static()
 	f := make(template.FuncMap, len(s)+8)
 	for k, v := range s {
