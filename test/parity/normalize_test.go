@@ -43,6 +43,13 @@ var knownScopes = map[string]bool{
 	"kyverno.io/Policy":        true,  // kyverno
 	// kyverno, config/crds/policies.kyverno.io of the same module
 	"policies.kyverno.io/ValidatingPolicy": false,
+	// keda, config/crd/bases of the same module
+	"eventing.keda.sh/CloudEventSource":        true,
+	"eventing.keda.sh/ClusterCloudEventSource": false,
+	"keda.sh/ClusterTriggerAuthentication":     false,
+	"keda.sh/ScaledJob":                        true,
+	"keda.sh/ScaledObject":                     true,
+	"keda.sh/TriggerAuthentication":            true,
 }
 
 // obj is one decoded object: the JSON form kubectl, Argo CD and Flux read

@@ -21,14 +21,15 @@ var outDir = flag.String("out", "", "write each variation's normalised outputs a
 
 // summary collects the outcome of every variation for the closing log.
 type summary struct {
-	mu              sync.Mutex
-	passed, failed  []string
-	cases, variants int
+	mu             sync.Mutex
+	passed, failed []string
+	cases          map[string]bool
 }
 
-func (s *summary) add(id string, failed bool) {
+func (s *summary) add(caseName, id string, failed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.cases[caseName] = true
 	if failed {
 		s.failed = append(s.failed, id)
 	} else {
@@ -54,30 +55,28 @@ func TestParity(t *testing.T) {
 	t.Logf("corpus: %d modules, %.1f MB of module zips, fetched or found in %v", len(mods), float64(zipBytes)/1e6, time.Since(dl).Round(time.Millisecond))
 	checkHelmDefaults(t, tl.helm, mods[helmModule].Dir)
 
-	var sum summary
+	sum := summary{cases: map[string]bool{}}
 	t.Cleanup(func() {
 		sort.Strings(sum.failed)
-		t.Logf("parity: %d cases, %d variations: %d passed, %d failed, wall time %v", sum.cases, sum.variants, len(sum.passed), len(sum.failed), time.Since(start).Round(time.Millisecond))
+		t.Logf("parity: %d cases, %d variations: %d passed, %d failed, wall time %v", len(sum.cases), len(sum.passed)+len(sum.failed), len(sum.passed), len(sum.failed), time.Since(start).Round(time.Millisecond))
 		for _, id := range sum.failed {
 			t.Logf("  FAIL %s", id)
 		}
 	})
 	for _, cs := range c.Cases {
-		sum.cases++
 		modDir := mods[cs.Module].Dir
 		if fi, err := os.Stat(filepath.Join(modDir, filepath.FromSlash(cs.Dir))); err != nil || !fi.IsDir() {
 			t.Errorf("%s: %s has no folder %s", cs.Name, cs.Module, cs.Dir)
 			continue
 		}
 		for _, v := range cs.variations() {
-			sum.variants++
 			id := cs.Name + "/" + v.Name
 			t.Run(id, func(t *testing.T) {
 				t.Parallel()
 				t0 := time.Now()
 				defer func() {
 					t.Logf("%s in %v", id, time.Since(t0).Round(time.Millisecond))
-					sum.add(id, t.Failed())
+					sum.add(cs.Name, id, t.Failed())
 				}()
 				checkVariation(t, tl, modDir, cs, v)
 			})
