@@ -146,6 +146,7 @@ func checkVariation(t *testing.T, tl tools, modDir string, cs caseSpec, v variat
 		want, got = keysOnly(want), keysOnly(got)
 	}
 	report := compare(want, got)
+	t.Logf("%d objects from %s, %d from wavesmith", len(want), toolName, len(got))
 	if *outDir != "" {
 		writeOutputs(t, id, want, got, report)
 	}
