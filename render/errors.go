@@ -13,5 +13,4 @@ var (
 	ErrWaveOrder     = errors.New("wave order violated")
 	ErrSymlinkLoop   = errors.New("directory symlink loop")
 	ErrApplierMarker = errors.New("applier marker")
-	ErrTree          = errors.New("cannot write the tree")
 )
