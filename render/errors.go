@@ -13,4 +13,7 @@ var (
 	ErrWaveOrder     = errors.New("wave order violated")
 	ErrSymlinkLoop   = errors.New("directory symlink loop")
 	ErrApplierMarker = errors.New("applier marker")
+	// ErrSourceCoversSpec: a Component source or values file covers a file
+	// holding a spec (its own, or another).
+	ErrSourceCoversSpec = errors.New("a Component source covers a spec")
 )
