@@ -1,6 +1,10 @@
 package render
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/wavesmith/wavesmith/generators/component"
+)
 
 // Sentinel errors of the engine, checked with errors.Is. Most come wrapped
 // in a *manifest.Error that names the file, the object and the field.
@@ -15,5 +19,5 @@ var (
 	ErrApplierMarker = errors.New("applier marker")
 	// ErrSourceCoversSpec: a Component source or values file covers a file
 	// holding a spec (its own, or another).
-	ErrSourceCoversSpec = errors.New("a Component source covers a spec")
+	ErrSourceCoversSpec = component.ErrSourceCoversSpec
 )
