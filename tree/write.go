@@ -228,33 +228,45 @@ func CheckPath(p string) error {
 }
 
 // writeFiles creates the folders, then writes the files with several
-// writers (file creation is latency-bound), all through an os.Root.
+// writers (file creation is latency-bound), all through os.Roots: one
+// for the tree and one per folder, so that each file costs one openat
+// below a folder that cannot be left.
 func writeFiles(dir string, files map[string][]byte) error {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
 	}
 	defer root.Close()
-	dirs := map[string]bool{}
-	paths := make([]string, 0, len(files))
+	byDir := map[string][]string{} // folder -> file names
+	all := map[string]bool{}       // every folder, ancestors included
 	for p := range files {
-		paths = append(paths, p)
-		if d := path.Dir(p); d != "." {
-			dirs[d] = true
+		d, name := path.Split(p)
+		d = strings.TrimSuffix(d, "/")
+		byDir[d] = append(byDir[d], name)
+		for ; d != ""; d, _ = path.Split(strings.TrimSuffix(d, "/")) {
+			d = strings.TrimSuffix(d, "/")
+			if all[d] {
+				break
+			}
+			all[d] = true
 		}
 	}
-	sort.Strings(paths)
-	sorted := make([]string, 0, len(dirs))
-	for d := range dirs {
-		sorted = append(sorted, d)
+	folders := make([]string, 0, len(all))
+	for d := range all {
+		folders = append(folders, d)
 	}
-	sort.Strings(sorted)
-	for _, d := range sorted {
-		if err := root.MkdirAll(filepath.FromSlash(d), 0o755); err != nil {
+	sort.Strings(folders) // parents first
+	for _, d := range folders {
+		if err := root.Mkdir(filepath.FromSlash(d), 0o755); err != nil {
 			return err
 		}
 	}
-	errs := make([]error, len(paths))
+	dirs := make([]string, 0, len(byDir))
+	for d := range byDir {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	errs := make([]error, len(dirs))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < 4; w++ {
@@ -263,10 +275,10 @@ func writeFiles(dir string, files map[string][]byte) error {
 			defer wg.Done()
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= len(paths) {
+				if i >= len(dirs) {
 					return
 				}
-				errs[i] = writeNew(root, paths[i], files[paths[i]])
+				errs[i] = writeFolder(root, dirs[i], byDir[dirs[i]], files)
 			}
 		}()
 	}
@@ -274,9 +286,30 @@ func writeFiles(dir string, files map[string][]byte) error {
 	return errors.Join(errs...)
 }
 
+// writeFolder writes the files names of the folder d ("" for the top).
+func writeFolder(root *os.Root, d string, names []string, files map[string][]byte) error {
+	r := root
+	if d != "" {
+		sub, err := root.OpenRoot(filepath.FromSlash(d))
+		if err != nil {
+			return err
+		}
+		defer sub.Close()
+		r = sub
+		d += "/"
+	}
+	var errs []error
+	for _, name := range names {
+		if err := writeNew(r, name, files[d+name]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // writeNew creates a file that must not exist yet.
-func writeNew(root *os.Root, p string, b []byte) error {
-	f, err := root.OpenFile(filepath.FromSlash(p), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+func writeNew(root *os.Root, name string, b []byte) error {
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
