@@ -152,7 +152,7 @@ func (t *FS) Open(name string) (fs.File, error) {
 	}
 	f, err := t.root.OpenFile(filepath.FromSlash(name), os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, err
+		return nil, escaped(err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
@@ -176,9 +176,19 @@ func (t *FS) ReadFile(name string) ([]byte, error) {
 	}
 	b, err := readRegular(t.root, filepath.FromSlash(name))
 	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: escaped(err)}
 	}
 	return b, nil
+}
+
+// escaped marks os.Root's refusal of a path leaving it (an error without
+// an errno) as ErrOutsideRoot.
+func escaped(err error) error {
+	var errno syscall.Errno
+	if errors.Is(err, ErrNotRegular) || errors.Is(err, ErrTooLarge) || errors.As(err, &errno) || errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrOutsideRoot, err)
 }
 
 // limitedFile stops reading after MaxFileSize bytes, should the file

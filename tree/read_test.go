@@ -119,8 +119,8 @@ func TestOpenFS(t *testing.T) {
 	}{
 		"Regular":  {reason: "a regular file", path: "ok.yaml", want: "ok\n"},
 		"Inside":   {reason: "a relative symlink inside", path: "inside.yaml", want: "inner\n"},
-		"Outside":  {reason: "a symlink outside (os.Root's refusal)", path: "evil-rel.yaml"},
-		"Device":   {reason: "/dev/zero", path: "zero.yaml"},
+		"Outside":  {reason: "a symlink outside (os.Root's refusal)", path: "evil-rel.yaml", err: ErrOutsideRoot},
+		"Device":   {reason: "/dev/zero", path: "zero.yaml", err: ErrOutsideRoot},
 		"FIFO":     {reason: "a FIFO", path: "fifo.yaml", err: ErrNotRegular},
 		"TooLarge": {reason: "over the cap", path: "big.yaml", err: ErrTooLarge},
 		"Invalid":  {reason: "not an fs path", path: "../x", err: fs.ErrInvalid},
