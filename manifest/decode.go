@@ -8,25 +8,62 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	yaml "go.yaml.in/yaml/v3"
 )
 
-// MaxNodesPerByte bounds how far aliases may expand a document: the values
-// built from a document may hold at most this many nodes per input byte
-// (plus MinNodeBudget). Ordinary documents use far less than one; an alias
-// bomb hits the limit after a few thousand nodes and is refused.
+// Decoding budgets, per file: absolute, so that padding a file (with
+// comments, say) cannot raise them, and shared by all documents of the
+// file, so that many small alias bombs in one file cannot each take a
+// whole budget.
 const (
-	MaxNodesPerByte = 4
-	MinNodeBudget   = 10000
+	// MaxNodes bounds the values built from one file, aliases expanded.
+	MaxNodes = 2_000_000
+	// MaxAliasNodes bounds the values built through aliases in one file:
+	// ordinary files reuse an anchor a few times; a billion-laughs
+	// document needs millions.
+	MaxAliasNodes = 100_000
+	// MaxDecodedSize bounds the bytes of keys and scalars built from one
+	// file (64 MiB, four times the largest file wavesmith reads).
+	MaxDecodedSize = 64 << 20
+	// MaxRenderDecodedSize bounds the bytes of keys and scalars built from
+	// all the files of one render that share a Budget.
+	MaxRenderDecodedSize = 512 << 20
 )
+
+// Budget bounds what decoding the files of one render may build in
+// total (MaxRenderDecodedSize); each file also has its own budgets.
+// A Budget is safe for concurrent use.
+type Budget struct {
+	left atomic.Int64
+}
+
+// NewBudget returns a budget of size decoded bytes.
+func NewBudget(size int64) *Budget {
+	b := &Budget{}
+	b.left.Store(size)
+	return b
+}
+
+// Decode decodes like the function Decode and charges what it built to
+// b; a file that exhausts b is ErrTooComplex.
+func (b *Budget) Decode(file string, data []byte) ([]*Object, error) {
+	return decode(file, data, b)
+}
 
 // Decode reads every document of a YAML or JSON stream. Empty documents are
 // skipped. A document of kind List (v1) or ResourceList
 // (config.kubernetes.io) is replaced by its items. file names the input in
-// errors.
+// errors. Decoding stays within the per-file budgets (MaxNodes,
+// MaxAliasNodes, MaxDecodedSize): beyond them it stops with ErrTooComplex
+// at the line where the budget ran out.
 func Decode(file string, data []byte) ([]*Object, error) {
+	return decode(file, data, nil)
+}
+
+func decode(file string, data []byte, budget *Budget) ([]*Object, error) {
 	if !utf8.Valid(data) {
 		line := 1 + bytes.Count(data[:invalidUTF8Offset(data)], []byte("\n"))
 		return nil, &Error{File: file, Line: line, Err: fmt.Errorf("%w: invalid byte sequence", ErrEncoding)}
@@ -37,6 +74,13 @@ func Decode(file string, data []byte) ([]*Object, error) {
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var out []*Object
+	// One converter for the whole file: its budgets are the file's.
+	c := converter{file: file, nodes: MaxNodes, aliasNodes: MaxAliasNodes, size: MaxDecodedSize}
+	defer func() {
+		if budget != nil {
+			budget.left.Add(-int64(MaxDecodedSize - c.size))
+		}
+	}()
 	for index := 0; ; index++ {
 		var doc yaml.Node
 		err := dec.Decode(&doc)
@@ -53,10 +97,15 @@ func Decode(file string, data []byte) ([]*Object, error) {
 		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
 			continue
 		}
-		c := converter{file: file, budget: MinNodeBudget + MaxNodesPerByte*len(data), pos: map[string]int{}}
+		c.pos = map[string]int{}
 		v, err := c.value(root, "")
 		if err != nil {
 			return nil, err
+		}
+		if budget != nil {
+			if left := budget.left.Load() - int64(MaxDecodedSize-c.size); left < 0 {
+				return nil, &Error{File: file, Line: root.Line, Err: fmt.Errorf("%w: the files of this render decode to more than %d bytes", ErrTooComplex, MaxRenderDecodedSize)}
+			}
 		}
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -112,10 +161,14 @@ func checkObject(o *Object) error {
 }
 
 type converter struct {
-	file   string
-	budget int
-	pos    map[string]int
-	depth  int
+	file string
+	// What the file may still build: nodes, nodes through aliases, bytes
+	// of keys and scalars.
+	nodes, aliasNodes, size int
+	inAlias                 int
+	aliasLine               int // of the outermost alias being expanded
+	pos                     map[string]int
+	depth                   int
 	// segs is the path of the node being converted; fixes collects the
 	// plain scalars YAML 1.1 reads differently (see yaml11.go).
 	segs  []pathElem
@@ -125,9 +178,24 @@ type converter struct {
 const maxDepth = 200
 
 func (c *converter) value(n *yaml.Node, path string) (any, error) {
-	c.budget--
-	if c.budget < 0 {
-		return nil, &Error{File: c.file, Line: n.Line, Err: fmt.Errorf("%w: aliases expand it beyond %d nodes", ErrTooComplex, MinNodeBudget)}
+	c.nodes--
+	if c.inAlias > 0 {
+		c.aliasNodes--
+	}
+	line := n.Line
+	if c.inAlias > 0 {
+		line = c.aliasLine // where the expansion happens, not the anchor
+	}
+	switch {
+	case c.aliasNodes < 0:
+		return nil, &Error{File: c.file, Line: line, Err: fmt.Errorf("%w: aliases expand the file beyond %d nodes", ErrTooComplex, MaxAliasNodes)}
+	case c.nodes < 0:
+		return nil, &Error{File: c.file, Line: line, Err: fmt.Errorf("%w: the file holds more than %d nodes", ErrTooComplex, MaxNodes)}
+	}
+	if n.Kind == yaml.ScalarNode {
+		if c.size -= len(n.Value); c.size < 0 {
+			return nil, &Error{File: c.file, Line: line, Err: fmt.Errorf("%w: the file decodes to more than %d bytes", ErrTooComplex, MaxDecodedSize)}
+		}
 	}
 	c.depth++
 	defer func() { c.depth-- }()
@@ -139,7 +207,12 @@ func (c *converter) value(n *yaml.Node, path string) (any, error) {
 		// Positions inside an alias point at the anchor; do not record them.
 		saved := c.pos
 		c.pos = nil
+		if c.inAlias == 0 {
+			c.aliasLine = n.Line
+		}
+		c.inAlias++
 		v, err := c.value(n.Alias, path)
+		c.inAlias--
 		c.pos = saved
 		return v, err
 	case yaml.MappingNode:
@@ -191,6 +264,9 @@ func (c *converter) mapping(n *yaml.Node, path string, m map[string]any) error {
 			return &Error{File: c.file, Line: kn.Line, Field: path, Err: fmt.Errorf("%w: mapping keys must be scalars", ErrSyntax)}
 		}
 		key := kn.Value
+		if c.size -= len(key); c.size < 0 {
+			return &Error{File: c.file, Line: kn.Line, Err: fmt.Errorf("%w: the file decodes to more than %d bytes", ErrTooComplex, MaxDecodedSize)}
+		}
 		if explicit[key] {
 			return &Error{File: c.file, Line: kn.Line, Field: join(path, key), Err: fmt.Errorf("%w: duplicate key %q", ErrSyntax, key)}
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/tree"
 )
 
 // benchInput returns N Kaoto specs as one YAML stream, every second one
@@ -53,7 +54,7 @@ func BenchmarkRender(b *testing.B) {
 			defer os.RemoveAll(base)
 			dir := filepath.Join(base, "tree")
 			for b.Loop() {
-				if err := WriteTree(dir, decodeAndRender(b, in).Tree()); err != nil {
+				if err := tree.Write(dir, decodeAndRender(b, in).Tree()); err != nil {
 					b.Fatal(err)
 				}
 			}

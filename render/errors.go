@@ -1,6 +1,10 @@
 package render
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/wavesmith/wavesmith/generators/component"
+)
 
 // Sentinel errors of the engine, checked with errors.Is. Most come wrapped
 // in a *manifest.Error that names the file, the object and the field.
@@ -13,5 +17,7 @@ var (
 	ErrWaveOrder     = errors.New("wave order violated")
 	ErrSymlinkLoop   = errors.New("directory symlink loop")
 	ErrApplierMarker = errors.New("applier marker")
-	ErrTree          = errors.New("cannot write the tree")
+	// ErrSourceCoversSpec: a Component source or values file covers a file
+	// holding a spec (its own, or another).
+	ErrSourceCoversSpec = component.ErrSourceCoversSpec
 )

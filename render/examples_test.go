@@ -17,6 +17,7 @@ import (
 	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/internal/golden"
 	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/tree"
 )
 
 const examples = "../testdata/examples"
@@ -85,7 +86,7 @@ func TestTreeBuildsLikeStream(t *testing.T) {
 	for _, p := range []generators.Platform{generators.Kubernetes, generators.OpenShift} {
 		res := renderExamples(t, p)
 		dir := filepath.Join(t.TempDir(), "tree")
-		if err := WriteTree(dir, res.Tree()); err != nil {
+		if err := tree.Write(dir, res.Tree()); err != nil {
 			t.Fatal(err)
 		}
 		out, err := exec.Command(kustomize, "build", dir).Output()

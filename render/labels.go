@@ -39,20 +39,41 @@ func addLabels(obj *manifest.Object, owner string, opts *Options) {
 	}
 }
 
-// truncateLabel keeps a label value within 63 characters, ending with an
-// alphanumeric character.
+// truncateLabel makes v a valid label value: characters other than
+// alphanumerics, '-', '_' and '.' (the ':' of RBAC names) become '-', and
+// it keeps within 63 characters, starting and ending with an alphanumeric
+// character.
 func truncateLabel(v string) string {
+	v = strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '-'
+	}, v)
 	if len(v) > 63 {
-		v = strings.TrimRight(v[:63], "-_.")
+		v = v[:63]
 	}
-	return v
+	return strings.Trim(v, "-_.")
 }
 
-// checkMetadata refuses what no applier accepts from a renderer: values
-// that are not strings, generateName, and the markers appliers set
-// themselves.
+// checkMetadata refuses what no applier accepts from a renderer: a name
+// or namespace that is not a string, values that are not strings,
+// generateName, and names and fields the API server's own rules refuse
+// (objectViolations); it reports every problem of the object.
 func checkMetadata(obj *manifest.Object) error {
 	meta, _ := obj.Map["metadata"].(map[string]any)
+	var errs []error
+	for _, field := range []string{"name", "namespace"} {
+		if v, ok := meta[field]; ok && v != nil {
+			if _, isString := v.(string); !isString {
+				errs = append(errs, obj.FieldError("metadata."+field, fmt.Errorf("%w: must be a string, not %s", manifest.ErrInvalid, typeName(v))))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return manifest.Join(errs)
+	}
 	if obj.Name() == "" {
 		if _, ok := meta["generateName"]; ok {
 			return obj.FieldError("metadata.generateName", ErrGenerateName)
@@ -71,13 +92,19 @@ func checkMetadata(obj *manifest.Object) error {
 		if !ok {
 			return obj.FieldError("metadata."+field, fmt.Errorf("%w: must be a mapping of strings", manifest.ErrInvalid))
 		}
-		for k, v := range m {
-			if _, ok := v.(string); !ok {
-				return obj.FieldError("metadata."+field+"."+k, fmt.Errorf("%w: value must be a string, not %s", manifest.ErrInvalid, typeName(v)))
+		for _, k := range manifest.SortedKeys(m) {
+			if _, ok := m[k].(string); !ok {
+				errs = append(errs, obj.FieldError("metadata."+field+"."+k, fmt.Errorf("%w: value must be a string, not %s", manifest.ErrInvalid, typeName(m[k]))))
 			}
 		}
 	}
-	return nil
+	if len(errs) > 0 {
+		return manifest.Join(errs)
+	}
+	for _, v := range objectViolations(obj) {
+		errs = append(errs, obj.FieldError(v.field, apiError(v.msgs)))
+	}
+	return manifest.Join(errs)
 }
 
 func typeName(v any) string {

@@ -1,30 +1,70 @@
 package render
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/tree"
 )
 
-// Load reads objects from paths: files, directories (recursively, files
+// Load reads objects from paths below DefaultRoot(paths); see LoadIn.
+func Load(paths []string, stdin io.Reader) ([]*manifest.Object, error) {
+	return LoadIn(DefaultRoot(paths), paths, stdin)
+}
+
+// DefaultRoot is the root of a render of paths when none is given: the
+// git repository enclosing the first path (FindRoot), else that path's
+// folder; the current folder's for stdin alone.
+func DefaultRoot(paths []string) string {
+	for _, p := range paths {
+		if p == "-" {
+			continue
+		}
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			p = filepath.Dir(p)
+		}
+		return FindRoot(p)
+	}
+	return FindRoot(".")
+}
+
+// LoadIn reads objects from paths: files, directories (recursively, files
 // ending in .yaml, .yml or .json, in lexical order) and "-" for stdin.
 // In directories, files named kustomization.yaml, Kptfile and the folders
 // of Helm charts (holding Chart.yaml) and hidden folders are skipped: they
 // are sources, not objects. A directory symlink loop is an error.
-func Load(paths []string, stdin io.Reader) ([]*manifest.Object, error) {
+//
+// Nothing is read outside root, through symlinks neither
+// (tree.ErrOutsideRoot); only regular files are read, each of at most
+// tree.MaxFileSize bytes (tree.ErrNotRegular, tree.ErrTooLarge), and
+// decoding stays within manifest's budgets, one of them for all files.
+//
+// The files a Component reads (its kustomization folder, its values
+// files) are its sources, not objects of the render, and are left out;
+// but a source that covers a file holding a spec (the Component's own,
+// or another's) is an error naming both, and so is a source file that
+// does not decode but names a spec's apiVersion: no spec is ever dropped
+// silently.
+func LoadIn(root string, paths []string, stdin io.Reader) ([]*manifest.Object, error) {
+	r, err := tree.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
 	var files []string
+	candidate := map[int]bool{} // files read only if they hold a spec
 	for _, p := range paths {
 		if p == "-" {
 			files = append(files, "-")
 			continue
 		}
-		fi, err := os.Stat(p)
+		fi, err := r.Stat(p)
 		if err != nil {
 			return nil, &manifest.Error{File: p, Err: err}
 		}
@@ -32,46 +72,71 @@ func Load(paths []string, stdin io.Reader) ([]*manifest.Object, error) {
 			files = append(files, p)
 			continue
 		}
-		found, err := walk(p)
+		found, candidates, err := walk(r, p)
 		if err != nil {
 			return nil, err
 		}
 		files = append(files, found...)
+		for _, c := range candidates {
+			candidate[len(files)] = true
+			files = append(files, c)
+		}
 	}
 	docs := make([][]*manifest.Object, len(files))
 	errs := make([]error, len(files))
+	data := make([][]byte, len(files))
 	var stdinData []byte
 	for _, f := range files {
 		if f == "-" {
-			b, err := io.ReadAll(stdin)
+			b, err := io.ReadAll(io.LimitReader(stdin, tree.MaxFileSize+1))
 			if err != nil {
 				return nil, &manifest.Error{File: "-", Err: err}
+			}
+			if len(b) > tree.MaxFileSize {
+				return nil, &manifest.Error{File: "-", Err: fmt.Errorf("%w: more than %d bytes", tree.ErrTooLarge, tree.MaxFileSize)}
 			}
 			stdinData = b
 			break
 		}
 	}
+	budget := manifest.NewBudget(manifest.MaxRenderDecodedSize)
 	parallel(len(files), func(i int) {
 		var b []byte
 		var err error
 		if files[i] == "-" {
 			b = stdinData
-		} else if b, err = os.ReadFile(files[i]); err != nil {
+		} else if b, err = r.ReadFile(files[i]); err != nil {
 			errs[i] = &manifest.Error{File: files[i], Err: err}
 			return
 		}
-		docs[i], errs[i] = manifest.Decode(files[i], b)
+		if candidate[i] && !namesSpecAPI(b) {
+			return // a file of a chart
+		}
+		data[i] = b
+		docs[i], errs[i] = budget.Decode(files[i], b)
 	})
 	// Files a Component uses (its kustomization folder, its values files)
 	// are its sources, not objects of the render.
 	used := componentSources(docs)
 	var out []*manifest.Object
 	for i, d := range docs {
-		if files[i] != "-" && used.contains(files[i]) {
-			errs[i] = nil
+		if candidate[i] && errs[i] == nil && firstSpec(d) == nil {
+			continue // a file of a chart
+		}
+		src := used.covering(files[i])
+		if files[i] == "-" || src == nil {
+			out = append(out, d...)
 			continue
 		}
-		out = append(out, d...)
+		if spec := firstSpec(d); spec != nil {
+			errs[i] = src.obj.FieldError(src.field, fmt.Errorf("%w: %s covers %s, which holds %s: a spec is never a source", ErrSourceCoversSpec, src.path, files[i], spec.Key()))
+			continue
+		}
+		if errs[i] != nil && namesSpecAPI(data[i]) {
+			errs[i] = fmt.Errorf("%w (and %s reads it as a source: %s %s of %s)", errs[i], src.obj.Key(), src.field, src.path, src.obj.Source.File)
+			continue
+		}
+		errs[i] = nil // a source: a template need not decode
 	}
 	if err := sortedJoin(errs); err != nil {
 		return nil, err
@@ -79,20 +144,51 @@ func Load(paths []string, stdin io.Reader) ([]*manifest.Object, error) {
 	return out, nil
 }
 
-// sources are absolute paths of files and folders Components read.
-type sources []string
+// specGKs are the spec kinds Load never drops.
+var specGKs = map[string]bool{componentGK: true, "designer.kaoto.io/Kaoto": true}
 
-func (s sources) contains(file string) bool {
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		return false
-	}
-	for _, p := range s {
-		if abs == p || strings.HasPrefix(abs, p+string(filepath.Separator)) {
-			return true
+// firstSpec returns the first spec among objs, or nil.
+func firstSpec(objs []*manifest.Object) *manifest.Object {
+	for _, o := range objs {
+		if specGKs[o.Group()+"/"+o.Kind()] {
+			return o
 		}
 	}
-	return false
+	return nil
+}
+
+// namesSpecAPI tells whether a file that did not decode looks like a spec
+// (names the apiVersion of one): its error must not be discarded.
+func namesSpecAPI(b []byte) bool {
+	return bytes.Contains(b, []byte("designer.kaoto.io/")) || bytes.Contains(b, []byte("wavesmith.io/v"))
+}
+
+// source is a file or folder a Component reads.
+type source struct {
+	abs   string
+	obj   *manifest.Object
+	field string // spec.source.chart.path, spec.valuesFiles[0], ...
+	path  string // as written
+}
+
+// sources are the files and folders Components read.
+type sources []source
+
+// covering returns the source that file is or lies below, or nil.
+func (s sources) covering(file string) *source {
+	if file == "-" {
+		return nil
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return nil
+	}
+	for i, p := range s {
+		if abs == p.abs || strings.HasPrefix(abs, p.abs+string(filepath.Separator)) {
+			return &s[i]
+		}
+	}
+	return nil
 }
 
 // componentSources lists the folders and values files of the Components
@@ -106,23 +202,22 @@ func componentSources(docs [][]*manifest.Object) sources {
 			}
 			spec, _ := o.Map["spec"].(map[string]any)
 			src, _ := spec["source"].(map[string]any)
-			var rels []string
+			add := func(field, rel string) {
+				if abs, err := filepath.Abs(filepath.Join(filepath.Dir(o.Source.File), rel)); err == nil {
+					out = append(out, source{abs: abs, obj: o, field: field, path: rel})
+				}
+			}
 			for _, k := range []string{"chart", "kustomization"} {
 				if m, ok := src[k].(map[string]any); ok {
 					if p, ok := m["path"].(string); ok {
-						rels = append(rels, p)
+						add("spec.source."+k+".path", p)
 					}
 				}
 			}
 			vf, _ := spec["valuesFiles"].([]any)
-			for _, v := range vf {
+			for i, v := range vf {
 				if p, ok := v.(string); ok {
-					rels = append(rels, p)
-				}
-			}
-			for _, r := range rels {
-				if abs, err := filepath.Abs(filepath.Join(filepath.Dir(o.Source.File), r)); err == nil {
-					out = append(out, abs)
+					add(fmt.Sprintf("spec.valuesFiles[%d]", i), p)
 				}
 			}
 		}
@@ -130,53 +225,73 @@ func componentSources(docs [][]*manifest.Object) sources {
 	return out
 }
 
-// Files lists the files Load reads under the folder root: *.yaml, *.yml
-// and *.json, recursively, in name order, following symlinks and refusing
-// loops, skipping hidden entries, Helm chart folders and kustomization,
-// Kptfile and values files.
-func Files(root string) ([]string, error) { return walk(root) }
+// Files lists the files Load reads under the folder dir: *.yaml, *.yml
+// and *.json, recursively, in name order, following symlinks that stay
+// below DefaultRoot([dir]) and refusing loops, skipping hidden entries,
+// Helm chart folders and kustomization, Kptfile and values files; then
+// the top-level files of chart folders, which Load reads when they hold
+// a spec.
+func Files(dir string) ([]string, error) {
+	r, err := tree.OpenRoot(DefaultRoot([]string{dir}))
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	files, candidates, err := walk(r, dir)
+	return append(files, candidates...), err
+}
 
-// walk lists the object files under root, following symlinks, refusing
-// loops.
-func walk(root string) ([]string, error) {
-	var files []string
-	var visit func(dir string, stack map[string]bool) error
-	visit = func(dir string, stack map[string]bool) error {
-		real, err := filepath.EvalSymlinks(dir)
+// walk lists the object files under dir, following symlinks inside the
+// root, refusing loops and special files. candidates are the top-level
+// files of Helm chart folders below dir: objects only if they hold specs.
+func walk(r *tree.Root, dir string) (files, candidates []string, err error) {
+	var stack []fs.FileInfo // the folders being visited, to find loops
+	var visit func(dir string) error
+	visit = func(dir string) error {
+		fi, err := r.Stat(dir)
 		if err != nil {
 			return &manifest.Error{File: dir, Err: err}
 		}
-		if stack[real] {
-			return &manifest.Error{File: dir, Err: fmt.Errorf("%w: %s leads back to %s", ErrSymlinkLoop, dir, real)}
+		for _, s := range stack {
+			if os.SameFile(s, fi) {
+				return &manifest.Error{File: dir, Err: fmt.Errorf("%w: %s leads back to a folder being read", ErrSymlinkLoop, dir)}
+			}
 		}
-		stack[real] = true
-		defer delete(stack, real)
-		entries, err := os.ReadDir(dir)
+		stack = append(stack, fi)
+		defer func() { stack = stack[:len(stack)-1] }()
+		entries, err := r.ReadDir(dir)
 		if err != nil {
 			return &manifest.Error{File: dir, Err: err}
 		}
 		for _, e := range entries {
-			if e.Name() == "Chart.yaml" && dir != root {
-				return nil // a Helm chart: its templates are not objects
+			if e.Name() == "Chart.yaml" && len(stack) > 1 {
+				// A Helm chart: its templates are not objects. A spec
+				// among its top-level files is still read (and refused
+				// if a Component renders the chart): never dropped.
+				for _, e := range entries {
+					if mode := e.Type(); mode.IsRegular() && !skipFile(e.Name()) && !strings.HasPrefix(e.Name(), ".") {
+						candidates = append(candidates, filepath.Join(dir, e.Name()))
+					}
+				}
+				return nil
 			}
 		}
-		sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
 		for _, e := range entries {
 			name := e.Name()
 			p := filepath.Join(dir, name)
 			if strings.HasPrefix(name, ".") {
 				continue
 			}
-			isDir := e.IsDir()
-			if e.Type()&fs.ModeSymlink != 0 {
-				fi, err := os.Stat(p)
+			mode := e.Type()
+			if mode&fs.ModeSymlink != 0 {
+				fi, err := r.Stat(p)
 				if err != nil {
 					return &manifest.Error{File: p, Err: err}
 				}
-				isDir = fi.IsDir()
+				mode = fi.Mode().Type()
 			}
-			if isDir {
-				if err := visit(p, stack); err != nil {
+			if mode.IsDir() {
+				if err := visit(p); err != nil {
 					return err
 				}
 				continue
@@ -184,14 +299,17 @@ func walk(root string) ([]string, error) {
 			if skipFile(name) {
 				continue
 			}
+			if !mode.IsRegular() {
+				return &manifest.Error{File: p, Err: fmt.Errorf("%w: it is not a file to read", tree.ErrNotRegular)}
+			}
 			files = append(files, p)
 		}
 		return nil
 	}
-	if err := visit(root, map[string]bool{}); err != nil {
-		return nil, err
+	if err := visit(dir); err != nil {
+		return nil, nil, err
 	}
-	return files, nil
+	return files, candidates, nil
 }
 
 func skipFile(name string) bool {
@@ -231,7 +349,8 @@ func FindRepository(dir string) (string, bool) {
 
 // WithoutComponentSources drops the objects that come from files a
 // Component among objs reads (its kustomization folder, its values files):
-// they are rendered through the Component, not on their own.
+// they are rendered through the Component, not on their own. Specs are
+// kept: a spec is never a source.
 func WithoutComponentSources(objs []*manifest.Object) []*manifest.Object {
 	used := componentSources([][]*manifest.Object{objs})
 	if len(used) == 0 {
@@ -239,8 +358,8 @@ func WithoutComponentSources(objs []*manifest.Object) []*manifest.Object {
 	}
 	out := objs[:0:0]
 	for _, o := range objs {
-		if o.Source.File == "" || !used.contains(o.Source.File) {
-			out = append(out, o)
+		if o.Source.File == "" || used.covering(o.Source.File) == nil || specGKs[o.Group()+"/"+o.Kind()] {
+			out = append(out, o) // a spec is never dropped as a source
 		}
 	}
 	return out

@@ -1,24 +1,22 @@
 package render
 
 import (
-	"bytes"
-	"errors"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/wavesmith/wavesmith/gitops"
 	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/tree"
 )
 
-// TreeHeader starts every kustomization.yaml of a tree; Write refuses to
-// replace a non-empty folder whose kustomization.yaml lacks it.
-const TreeHeader = gitops.TreeHeader
+// TreeHeader starts every kustomization.yaml of a tree (tree.Header);
+// tree.Write refuses to replace a non-empty folder whose
+// kustomization.yaml lacks it.
+const TreeHeader = tree.Header
 
 // PassThroughDir holds the objects that no spec generated. Namespaces are
 // DNS labels and cannot start with "_", so it never clashes with one.
@@ -51,14 +49,22 @@ func (r *Result) Tree() map[string][]byte {
 
 // Paths returns the tree path of each item, in the order of Items:
 // <namespace>/<kind>-<name>/<file> for specs and their children,
-// _objects/<file> for the rest.
+// _objects/<file> for the rest. Every segment is one safe file name
+// (safeSegment), whatever the object's name and namespace, and paths are
+// unique even on case-insensitive file systems: no name can reach outside
+// the tree or overwrite another object's file.
 func (r *Result) Paths() []string {
+	specDirs := make([]string, len(r.Specs))
+	usedDirs := map[string]bool{strings.ToLower(PassThroughDir): true}
+	for i, s := range r.Specs {
+		specDirs[i] = unique(specDir(s.Key), "", usedDirs)
+	}
 	paths := make([]string, len(r.Items))
 	used := map[string]bool{}
 	for i, it := range r.Items {
 		dir := PassThroughDir
 		if it.Spec >= 0 {
-			dir = specDir(r.Specs[it.Spec].Key)
+			dir = specDirs[it.Spec]
 		}
 		paths[i] = dir + "/" + fileName(it.Key, dir, used)
 	}
@@ -67,7 +73,7 @@ func (r *Result) Paths() []string {
 
 // specDir is the tree folder of a spec: <namespace>/<kind>-<name>.
 func specDir(k manifest.Key) string {
-	return k.Namespace + "/" + strings.ToLower(k.Kind) + "-" + k.Name
+	return safeSegment(k.Namespace) + "/" + safeSegment(strings.ToLower(k.Kind)+"-"+k.Name)
 }
 
 // fileName is <kind>-<name>.yaml, prefixed by the namespace in the
@@ -78,157 +84,78 @@ func fileName(k manifest.Key, dir string, used map[string]bool) string {
 	if dir == PassThroughDir && k.Namespace != "" {
 		base = k.Namespace + "--" + base
 	}
+	base = safeSegment(base)
 	name := base + ".yaml"
-	if used[dir+"/"+name] && k.Group != "" {
-		name = base + "." + k.Group + ".yaml"
+	if used[strings.ToLower(dir+"/"+name)] && k.Group != "" {
+		name = safeSegment(base+"."+k.Group) + ".yaml"
 	}
-	for i := 2; used[dir+"/"+name]; i++ {
-		name = fmt.Sprintf("%s-%d.yaml", base, i)
+	return unique(name, dir+"/", used)
+}
+
+// unique returns name, or name with -2, -3, ... before its extension,
+// the first whose prefix+name is not used (compared without case), and
+// marks it used.
+func unique(name, prefix string, used map[string]bool) string {
+	stem, ext := name, ""
+	if strings.HasSuffix(name, ".yaml") {
+		stem, ext = strings.TrimSuffix(name, ".yaml"), ".yaml"
 	}
-	used[dir+"/"+name] = true
+	for i := 2; used[strings.ToLower(prefix+name)]; i++ {
+		name = fmt.Sprintf("%s-%d%s", stem, i, ext)
+	}
+	used[strings.ToLower(prefix+name)] = true
 	return name
+}
+
+// maxSegment leaves room in a file name (255 bytes) for a group, a
+// counter and ".yaml".
+const maxSegment = 200
+
+// safeSegment returns s when it is a safe file name: lowercase letters,
+// digits, '-', '.' and '_', starting with a letter or digit, at most
+// maxSegment bytes. Anything else (a slash, "..", upper case, a colon,
+// control characters, a too long name) becomes a readable, deterministic
+// stand-in: the safe characters of s with the others as '-', cut short,
+// then '-' and 12 hex digits of the SHA-256 of s, so that two different
+// names never meet in one file.
+func safeSegment(s string) string {
+	if isSafeSegment(s) {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	var b strings.Builder
+	for i := 0; i < len(s) && b.Len() < maxSegment-13; i++ {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '.', c == '_', c == '-':
+			b.WriteByte(c)
+		case c >= 'A' && c <= 'Z':
+			b.WriteByte(c + 'a' - 'A')
+		default:
+			b.WriteByte('-')
+		}
+	}
+	stem := strings.TrimLeft(b.String(), "-._")
+	if stem == "" {
+		stem = "x"
+	}
+	return stem + "-" + hex.EncodeToString(sum[:6])
+}
+
+func isSafeSegment(s string) bool {
+	if s == "" || len(s) > maxSegment {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case (c == '.' || c == '_' || c == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // KustomizationFile is a tree's kustomization.yaml listing resources.
 func KustomizationFile(resources []string) []byte { return gitops.KustomizationFile(resources) }
-
-// WriteTree writes files as the tree at dir: into a temporary folder next
-// to it, then swapped in whole, so a failure leaves the previous tree as
-// it was and files that no longer belong disappear.
-func WriteTree(dir string, files map[string][]byte) (err error) {
-	dir = filepath.Clean(dir)
-	if err := checkReplaceable(dir); err != nil {
-		return err
-	}
-	parent := filepath.Dir(dir)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("%w: %v", ErrTree, err)
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".new-")
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrTree, err)
-	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
-		}
-	}()
-	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("%w: %v", ErrTree, err)
-	}
-	if err := writeFiles(tmp, files); err != nil {
-		return fmt.Errorf("%w: %v", ErrTree, err)
-	}
-	var old string
-	if _, statErr := os.Lstat(dir); statErr == nil {
-		old = tmp + ".old"
-		if err := os.Rename(dir, old); err != nil {
-			return fmt.Errorf("%w: %v", ErrTree, err)
-		}
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if old != "" {
-			_ = os.Rename(old, dir)
-		}
-		return fmt.Errorf("%w: %v", ErrTree, err)
-	}
-	if old != "" {
-		_ = os.RemoveAll(old)
-	}
-	return nil
-}
-
-// writeFiles creates the folders, then writes the files with several
-// writers: file creation is latency-bound, not CPU-bound.
-func writeFiles(root string, files map[string][]byte) error {
-	dirs := map[string]bool{}
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-		dirs[path.Dir(p)] = true
-	}
-	sort.Strings(paths)
-	sorted := make([]string, 0, len(dirs))
-	for d := range dirs {
-		sorted = append(sorted, d)
-	}
-	sort.Strings(sorted)
-	for _, d := range sorted {
-		if err := os.MkdirAll(filepath.Join(root, filepath.FromSlash(d)), 0o755); err != nil {
-			return err
-		}
-	}
-	errs := make([]error, len(paths))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < 4; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(paths) {
-					return
-				}
-				errs[i] = os.WriteFile(filepath.Join(root, filepath.FromSlash(paths[i])), files[paths[i]], 0o644)
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-// checkReplaceable refuses to replace a folder that is not a wavesmith
-// tree: a missing or empty folder, or one whose kustomization.yaml starts
-// with TreeHeader.
-func checkReplaceable(dir string) error {
-	fi, err := os.Stat(dir)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrTree, err)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%w: %s is not a directory", ErrTree, dir)
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrTree, err)
-	}
-	if len(entries) == 0 {
-		return nil
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "kustomization.yaml"))
-	if err != nil || !bytes.HasPrefix(b, []byte(TreeHeader)) {
-		return fmt.Errorf("%w: refusing to replace %s: it is not empty and not a tree wavesmith wrote", ErrTree, dir)
-	}
-	return nil
-}
-
-// ReadTree reads every regular file under dir, keyed like Tree.
-func ReadTree(dir string) (map[string][]byte, error) {
-	files := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() || !d.Type().IsRegular() {
-			return nil
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		files[filepath.ToSlash(rel)] = b
-		return nil
-	})
-	if os.IsNotExist(err) {
-		return files, nil
-	}
-	return files, err
-}

@@ -1,130 +1,141 @@
 package render
 
 import (
-	"errors"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/tree"
 )
 
-func TestWriteTreeSwapsWhole(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "out")
-	first := map[string][]byte{"kustomization.yaml": []byte(TreeHeader + "x\n"), "a/old.yaml": []byte("old\n")}
-	if err := WriteTree(dir, first); err != nil {
-		t.Fatal(err)
+// result builds a Result of pass-through objects and one spec with
+// children, as Render would, without Render's name checks: Paths must be
+// safe on its own.
+func result(passThrough []manifest.Key, spec manifest.Key, children []manifest.Key) *Result {
+	r := &Result{}
+	for _, k := range passThrough {
+		r.Items = append(r.Items, &Item{Key: k, Spec: -1, YAML: []byte(k.String() + "\n")})
 	}
-	second := map[string][]byte{"kustomization.yaml": []byte(TreeHeader + "y\n"), "b/new.yaml": []byte("new\n")}
-	if err := WriteTree(dir, second); err != nil {
-		t.Fatal(err)
+	s := &Item{Key: spec, Role: Spec, Spec: 0, YAML: []byte(spec.String() + "\n")}
+	r.Specs = append(r.Specs, s)
+	r.Items = append(r.Items, s)
+	for _, k := range children {
+		r.Items = append(r.Items, &Item{Key: k, Role: Child, Spec: 0, YAML: []byte(k.String() + "\n")})
 	}
-	got, err := ReadTree(dir)
-	if err != nil {
-		t.Fatal(err)
+	return r
+}
+
+// h is the hash suffix of a name that is not a safe file name: 12 hex
+// digits of its SHA-256.
+func h(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])[:12]
+}
+
+func TestPaths(t *testing.T) {
+	cm := func(ns, name string) manifest.Key { return manifest.Key{Kind: "ConfigMap", Namespace: ns, Name: name} }
+	kaoto := func(ns, name string) manifest.Key {
+		return manifest.Key{Group: "designer.kaoto.io", Kind: "Kaoto", Namespace: ns, Name: name}
 	}
-	if diff := cmp.Diff(second, got); diff != "" {
-		t.Errorf("files that no longer belong must disappear: -want +got:\n%s", diff)
+	cases := map[string]struct {
+		reason   string
+		pass     []manifest.Key
+		spec     manifest.Key
+		children []manifest.Key
+		want     []string
+	}{
+		"Plain": {
+			reason: "valid names are kept as they are",
+			pass:   []manifest.Key{cm("demo", "settings"), {Kind: "Namespace", Name: "demo"}},
+			spec:   kaoto("demo", "designer"), children: []manifest.Key{{Group: "apps", Kind: "Deployment", Namespace: "demo", Name: "designer"}},
+			want: []string{"_objects/demo--configmap-settings.yaml", "_objects/namespace-demo.yaml",
+				"demo/kaoto-designer/kaoto-designer.yaml", "demo/kaoto-designer/deployment-designer.yaml"},
+		},
+		"NameClimbsOut": {
+			reason: "a ConfigMap named ../../../../x/pwned stays one file in _objects",
+			pass:   []manifest.Key{cm("", "../../../../x/pwned"), cm("demo", "../../../../x/pwned")},
+			spec:   kaoto("demo", "a"),
+			want: []string{"_objects/configmap-..-..-..-..-x-pwned-" + h("configmap-../../../../x/pwned") + ".yaml", "_objects/demo--configmap-..-..-..-..-x-pwned-" + h("demo--configmap-../../../../x/pwned") + ".yaml",
+				"demo/kaoto-a/kaoto-a.yaml"},
+		},
+		"NamespaceClimbsOut": {
+			reason: "a spec namespace with ../ is one folder",
+			spec:   kaoto("../../etc", "a"), children: []manifest.Key{cm("../../etc", "a")},
+			want: []string{"etc-" + h("../../etc") + "/kaoto-a/kaoto-a.yaml", "etc-" + h("../../etc") + "/kaoto-a/configmap-a.yaml"},
+		},
+		"SlashOverwrites": {
+			reason: "a child named so that its file would be another child's (deployment-x) gets its own file",
+			spec:   kaoto("demo", "x"),
+			children: []manifest.Key{{Group: "apps", Kind: "Deployment", Namespace: "demo", Name: "x"},
+				{Kind: "ConfigMap", Namespace: "demo", Name: "../kaoto-x/deployment-x"}},
+			want: []string{"demo/kaoto-x/kaoto-x.yaml", "demo/kaoto-x/deployment-x.yaml", "demo/kaoto-x/configmap-..-kaoto-x-deployment-x-" + h("configmap-../kaoto-x/deployment-x") + ".yaml"},
+		},
+		"CaseOnly": {
+			reason: "names differing in case only get different files",
+			pass:   []manifest.Key{{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "Admin"}, {Group: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "admin"}},
+			spec:   kaoto("demo", "a"),
+			want:   []string{"_objects/clusterrole-admin-" + h("clusterrole-Admin") + ".yaml", "_objects/clusterrole-admin.yaml", "demo/kaoto-a/kaoto-a.yaml"},
+		},
+		"Colon": {
+			reason: "a colon (RBAC names) is not kept",
+			pass:   []manifest.Key{{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "system:metrics"}},
+			spec:   kaoto("demo", "a"),
+			want:   []string{"_objects/clusterrole-system-metrics-" + h("clusterrole-system:metrics") + ".yaml", "demo/kaoto-a/kaoto-a.yaml"},
+		},
+		"Duplicate": {
+			reason: "two objects of one name in different groups: the group tells them apart",
+			pass:   []manifest.Key{cm("demo", "a"), {Group: "example.com", Kind: "ConfigMap", Namespace: "demo", Name: "a"}},
+			spec:   kaoto("demo", "a"),
+			want:   []string{"_objects/demo--configmap-a.yaml", "_objects/demo--configmap-a.example.com.yaml", "demo/kaoto-a/kaoto-a.yaml"},
+		},
 	}
-	entries, _ := os.ReadDir(filepath.Dir(dir))
-	if len(entries) != 1 {
-		t.Errorf("temporary folders left behind: %v", entries)
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			r := result(tc.pass, tc.spec, tc.children)
+			got := r.Paths()
+			if diff := cmp.Diff(got, r.Paths()); diff != "" {
+				t.Fatalf("%s: not deterministic:\n%s", tc.reason, diff)
+			}
+			for _, p := range got {
+				if err := tree.CheckPath(p); err != nil {
+					t.Errorf("%s: %v", tc.reason, err)
+				}
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
+			}
+			// Written, the tree stays in its folder.
+			parent := t.TempDir()
+			if err := tree.Write(filepath.Join(parent, "out"), r.Tree()); err != nil {
+				t.Fatal(err)
+			}
+			es, _ := os.ReadDir(parent)
+			if len(es) != 1 {
+				t.Errorf("%s: wrote beside the tree: %v", tc.reason, es)
+			}
+		})
 	}
 }
 
-func TestWriteTreeRefusesForeignFolder(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "precious.txt"), []byte("keep"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	err := WriteTree(dir, map[string][]byte{"kustomization.yaml": []byte(TreeHeader)})
-	if !errors.Is(err, ErrTree) {
-		t.Fatalf("want ErrTree, got %v", err)
-	}
-	if b, _ := os.ReadFile(filepath.Join(dir, "precious.txt")); string(b) != "keep" {
-		t.Error("a folder wavesmith did not write was touched")
-	}
-}
-
-func TestWriteTreeFailureKeepsOldTree(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "out")
-	old := map[string][]byte{"kustomization.yaml": []byte(TreeHeader + "old\n")}
-	if err := WriteTree(dir, old); err != nil {
-		t.Fatal(err)
-	}
-	// A path that cannot be written: a file where a folder must go.
-	bad := map[string][]byte{"kustomization.yaml": []byte(TreeHeader), "a": []byte("x"), "a/b.yaml": []byte("y")}
-	if err := WriteTree(dir, bad); err == nil {
-		t.Fatal("want an error")
-	}
-	got, _ := ReadTree(dir)
-	if diff := cmp.Diff(old, got); diff != "" {
-		t.Errorf("a failed write changed the old tree: -want +got:\n%s", diff)
-	}
-}
-
-func TestLoadSymlinkLoop(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "a"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("..", filepath.Join(dir, "a", "loop")); err != nil {
-		t.Fatal(err)
-	}
-	_, err := Load([]string{dir}, nil)
-	if !errors.Is(err, ErrSymlinkLoop) {
-		t.Fatalf("want ErrSymlinkLoop, got %v", err)
-	}
-}
-
-func TestLoadSkipsSources(t *testing.T) {
-	dir := t.TempDir()
-	write := func(p, s string) {
-		full := filepath.Join(dir, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
+// TestSafeSegment: every string becomes one safe file name, at most
+// maxSegment bytes.
+func TestSafeSegment(t *testing.T) {
+	for _, s := range []string{"", ".", "..", "a/b", "/", "\x00", "_objects", ".hidden", "-x", strings.Repeat("a", 300), strings.Repeat("é", 200), "A", "a:b", "a\\b"} {
+		got := safeSegment(s)
+		if !isSafeSegment(got) || len(got) > maxSegment {
+			t.Errorf("safeSegment(%q) = %q: not a safe segment", s, got)
 		}
-		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
+		if got == s && !isSafeSegment(s) {
+			t.Errorf("safeSegment(%q) kept an unsafe name", s)
 		}
 	}
-	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s}\n"
-	write("b.yaml", strings.Replace(cm, "%s", "b", 1))
-	write("a/a.yml", strings.Replace(cm, "%s", "a", 1))
-	write("c.json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}`)
-	write("kustomization.yaml", "resources: [b.yaml]\n")
-	write("chart/Chart.yaml", "name: x\n")
-	write("chart/templates/t.yaml", "{{ .Values.x }}\n")
-	write(".git/x.yaml", "not: an object\n")
-	write("README.md", "# hi\n")
-	objs, err := Load([]string{dir}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, o := range objs {
-		names = append(names, o.Name())
-	}
-	if diff := cmp.Diff([]string{"a", "b", "c"}, names); diff != "" {
-		t.Errorf("objects in lexical file order, sources skipped: -want +got:\n%s", diff)
-	}
-}
-
-func TestUnifiedDiff(t *testing.T) {
-	a := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"
-	b := "1\n2\n3\n4\nfive\n6\n7\n8\n9\n10\n"
-	want := "--- a\n+++ b\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+five\n 6\n 7\n 8\n"
-	if diff := cmp.Diff(want, UnifiedDiff("a", "b", a, b)); diff != "" {
-		t.Errorf("-want +got:\n%s", diff)
-	}
-	if UnifiedDiff("a", "b", a, a) != "" {
-		t.Error("equal inputs must give no diff")
-	}
-	got := DiffTrees(map[string][]byte{"new.yaml": []byte("x\n")}, map[string][]byte{"gone.yaml": []byte("y\n")})
-	for _, s := range []string{"--- /dev/null\n+++ b/new.yaml", "--- a/gone.yaml\n+++ /dev/null", "+x", "-y"} {
-		if !strings.Contains(got, s) {
-			t.Errorf("tree diff lacks %q:\n%s", s, got)
-		}
+	if safeSegment("a/b") == safeSegment("a:b") {
+		t.Error("two names meet in one segment")
 	}
 }

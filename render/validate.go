@@ -13,7 +13,7 @@ import (
 // no earlier than their CRD, and deleted no later.
 func validateSet(res *Result) error {
 	items := res.Items
-	var errs []error
+	errs := []error{validateNames(items)}
 	seen := make(map[manifest.Key]*Item, len(items))
 	namespaces := map[string]*Item{}
 	crds := map[string]*Item{} // group/Kind

@@ -28,7 +28,7 @@ func (f *renderFlags) bind(c *cobra.Command) {
 	fs.StringVar(&f.dialects, "dialects", "argocd,flux", "engines whose annotations are written: argocd, flux, or none"+argocdHelp("dialects"))
 	fs.StringVar(&f.kubeVersion, "kube-version", os.Getenv("KUBE_VERSION"), "Kubernetes version offered to charts and templates (env KUBE_VERSION)")
 	fs.StringVar(&f.apiVersions, "api-versions", os.Getenv("KUBE_API_VERSIONS"), "comma-separated API versions of the target cluster (env KUBE_API_VERSIONS)")
-	fs.StringVar(&f.root, "root", "", "folder chart and kustomization sources may not leave (default: under Argo CD the checkout, the current folder less env ARGOCD_APP_SOURCE_PATH; else the enclosing git repository, else the current folder)")
+	fs.StringVar(&f.root, "root", "", "folder nothing is read outside of, through symlinks neither: inputs, chart and kustomization sources, values files (default: under Argo CD the checkout, the current folder less env ARGOCD_APP_SOURCE_PATH; else the git repository enclosing the first PATH, else that PATH's folder)")
 	fs.StringVar(&f.partOf, "part-of", "", "app.kubernetes.io/part-of for objects without one (default: the owning spec's name)")
 	fs.IntVar(&f.wave, "wave", 0, "default apply-order (wave) of objects, -32768..32767"+argocdHelp("wave"))
 	fs.StringVar(&f.adoption, "adoption-policy", "", "default adoption-policy: never, if-unowned, always"+argocdHelp("adoption-policy"))
@@ -93,7 +93,10 @@ func (f *renderFlags) render(c *cobra.Command, args []string) (*render.Result, e
 	if len(args) == 0 {
 		args = []string{"."}
 	}
-	objs, err := render.Load(args, c.InOrStdin())
+	if f.root == "" && argocdRoot() == "" {
+		opts.Root = render.DefaultRoot(args)
+	}
+	objs, err := render.LoadIn(opts.Root, args, c.InOrStdin())
 	if err != nil {
 		return nil, err
 	}

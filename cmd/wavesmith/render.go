@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wavesmith/wavesmith/functions"
-	"github.com/wavesmith/wavesmith/render"
+	"github.com/wavesmith/wavesmith/tree"
 )
 
 func newRenderCommand() *cobra.Command {
@@ -82,7 +82,7 @@ render would make a pruning GitOps engine delete everything.`,
 			if err != nil {
 				return err
 			}
-			if err := render.WriteTree(out, files); err != nil {
+			if err := tree.Write(out, files); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.ErrOrStderr(), "wrote %s: %d objects from %d specs in %d files\n", out, len(res.Items), len(res.Specs), len(files))
@@ -116,7 +116,7 @@ unified diff on standard output when they are not: the CI render step.`,
 				return err
 			}
 			f.printWarnings(c, res)
-			got, err := render.ReadTree(out)
+			got, err := tree.Read(out)
 			if err != nil {
 				return fmt.Errorf("reading %s: %w", out, err)
 			}
@@ -124,7 +124,7 @@ unified diff on standard output when they are not: the CI render step.`,
 			if err != nil {
 				return err
 			}
-			diff := render.DiffTrees(want, got)
+			diff := tree.Diff(want, got)
 			if diff == "" {
 				return nil
 			}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/wavesmith/wavesmith/gitops"
 	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/render"
+	"github.com/wavesmith/wavesmith/tree"
 )
 
 // treeFlags choose what a GitOps tree holds besides the objects: the Flux
@@ -81,8 +81,13 @@ func (f *treeFlags) files(c *cobra.Command, res *render.Result, dir string) (map
 			Revision: f.argoRevision, DestinationNamespace: f.argoDestNamespace}
 	}
 	var previous fs.FS
-	if st, err := os.Stat(dir); err == nil && st.IsDir() {
-		previous = os.DirFS(dir)
+	prev, err := tree.OpenFS(dir)
+	switch {
+	case err == nil:
+		defer prev.Close()
+		previous = prev
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("reading the previous tree: %w", err)
 	}
 	more, err := engines.Files(res.Plan(), files, previous, cfg)
 	if err != nil {

@@ -4,19 +4,29 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/tree"
 )
 
-// ErrOutsideRoot: a source or values path leaves the repository root.
-var ErrOutsideRoot = errors.New("path leaves the repository root")
+// Sentinel errors, checked with errors.Is.
+var (
+	// ErrOutsideRoot: a source or values path leaves the repository root,
+	// lexically or through a symlink (the same error as tree's).
+	ErrOutsideRoot = tree.ErrOutsideRoot
+	// ErrSourceCoversSpec: a source folder or values file covers a file
+	// holding a spec: the Component's own, or another's.
+	ErrSourceCoversSpec = errors.New("a Component source covers a spec")
+)
 
 // Decode reads a Component strictly: unknown fields and wrong types are
 // errors naming the field path; exactly one source is required.
@@ -89,25 +99,31 @@ func check(spec *manifest.Object, path string, v any, t reflect.Type) error {
 			fields[name] = f.Type
 			known = append(known, name)
 		}
-		for k, e := range m {
+		sort.Strings(known)
+		var errs []error
+		for _, k := range manifest.SortedKeys(m) {
 			ft, ok := fields[k]
 			if !ok {
-				return spec.FieldError(path+"."+k, fmt.Errorf("%w: unknown field %q (known: %s)", manifest.ErrInvalid, k, strings.Join(known, ", ")))
+				errs = append(errs, spec.FieldError(path+"."+k, fmt.Errorf("%w: unknown field %q (known: %s)", manifest.ErrInvalid, k, strings.Join(known, ", "))))
+				continue
 			}
-			if err := check(spec, path+"."+k, e, ft); err != nil {
-				return err
+			if err := check(spec, path+"."+k, m[k], ft); err != nil {
+				errs = append(errs, err)
 			}
 		}
+		return manifest.Join(errs)
 	case reflect.Slice:
 		s, ok := v.([]any)
 		if !ok {
 			return bad("a list")
 		}
+		var errs []error
 		for i, e := range s {
 			if err := check(spec, fmt.Sprintf("%s[%d]", path, i), e, t.Elem()); err != nil {
-				return err
+				errs = append(errs, err)
 			}
 		}
+		return manifest.Join(errs)
 	case reflect.String:
 		if _, ok := v.(string); !ok {
 			return bad("a string")
@@ -138,8 +154,11 @@ func Placement(c *v1alpha1.Component) (namespace, name string) {
 }
 
 // ResolvePath resolves rel against the folder of the spec's file and
-// refuses a result outside root, also through symlinks. field names the
-// spec field in errors.
+// refuses a result outside root, also through symlinks (ErrOutsideRoot),
+// one that is neither a folder nor a regular file of at most
+// tree.MaxFileSize bytes (tree.ErrNotRegular, tree.ErrTooLarge), and one
+// that covers the spec's own file (ErrSourceCoversSpec). field names the
+// spec field in errors. A folder's content is checked by CheckTree.
 func ResolvePath(spec *manifest.Object, field, rel, root string) (string, error) {
 	if filepath.IsAbs(rel) {
 		return "", spec.FieldError(field, fmt.Errorf("%w: %q is absolute; give a path relative to the spec file", ErrOutsideRoot, rel))
@@ -149,27 +168,27 @@ func ResolvePath(spec *manifest.Object, field, rel, root string) (string, error)
 		base = filepath.Dir(f)
 	}
 	p := filepath.Join(base, rel)
-	rootReal, err := filepath.EvalSymlinks(root)
+	r, err := tree.OpenRoot(root)
 	if err != nil {
-		return "", spec.FieldError(field, fmt.Errorf("root %s: %w", root, err))
-	}
-	rootReal, _ = filepath.Abs(rootReal)
-	rootAbs, _ := filepath.Abs(root)
-	if abs, _ := filepath.Abs(p); !within(abs, rootAbs) && !within(abs, rootReal) {
-		// Lexically outside: refuse before asking the file system, so
-		// the answer does not depend on what exists beyond the root.
-		return "", spec.FieldError(field, fmt.Errorf("%w: %s leaves %s", ErrOutsideRoot, rel, rootAbs))
-	}
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		if os.IsNotExist(err) {
-			return "", spec.FieldError(field, fmt.Errorf("%w: %s does not exist", manifest.ErrInvalid, p))
-		}
 		return "", spec.FieldError(field, err)
 	}
-	real, _ = filepath.Abs(real)
-	if !within(real, rootReal) {
-		return "", spec.FieldError(field, fmt.Errorf("%w: %s resolves to %s, outside %s", ErrOutsideRoot, rel, real, rootReal))
+	defer r.Close()
+	if _, err := r.Rel(p); err != nil {
+		// Lexically outside: refuse before asking the file system, so
+		// the answer does not depend on what exists beyond the root.
+		return "", spec.FieldError(field, fmt.Errorf("%w: %s leaves %s", ErrOutsideRoot, rel, r.Dir()))
+	}
+	fi, err := r.CheckFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", spec.FieldError(field, fmt.Errorf("%w: %s does not exist", manifest.ErrInvalid, p))
+	}
+	if err != nil {
+		return "", spec.FieldError(field, fmt.Errorf("%s: %w", rel, err))
+	}
+	if f := spec.Source.File; f != "" && f != "-" {
+		if own := mustAbs(f); own == mustAbs(p) || (fi.IsDir() && within(own, mustAbs(p))) {
+			return "", spec.FieldError(field, fmt.Errorf("%w: %s covers %s, the Component's own file", ErrSourceCoversSpec, rel, f))
+		}
 	}
 	return p, nil
 }
@@ -177,6 +196,60 @@ func ResolvePath(spec *manifest.Object, field, rel, root string) (string, error)
 // within reports whether p is dir or lies below it.
 func within(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+}
+
+func mustAbs(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	return abs
+}
+
+// CheckTree walks the source folder dir (a chart or a kustomization, as
+// ResolvePath returned it) before a loader reads it: every entry must be
+// a folder or a regular file of at most tree.MaxFileSize bytes inside
+// root, symlinks included (ErrOutsideRoot, tree.ErrNotRegular,
+// tree.ErrTooLarge), and no folder may lead back to one being walked. The
+// error names the file, at the spec's field.
+func CheckTree(spec *manifest.Object, field, dir, root string) error {
+	r, err := tree.OpenRoot(root)
+	if err != nil {
+		return spec.FieldError(field, err)
+	}
+	defer r.Close()
+	var stack []fs.FileInfo
+	var visit func(dir string) error
+	visit = func(dir string) error {
+		fi, err := r.CheckFile(dir)
+		if err != nil {
+			return fmt.Errorf("%s: %w", dir, err)
+		}
+		if !fi.IsDir() {
+			return nil
+		}
+		for _, s := range stack {
+			if os.SameFile(s, fi) {
+				return fmt.Errorf("%s: %w: it leads back to a folder of the source", dir, tree.ErrNotRegular)
+			}
+		}
+		stack = append(stack, fi)
+		defer func() { stack = stack[:len(stack)-1] }()
+		entries, err := r.ReadDir(dir)
+		if err != nil {
+			return fmt.Errorf("%s: %w", dir, err)
+		}
+		for _, e := range entries {
+			if err := visit(filepath.Join(dir, e.Name())); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := visit(dir); err != nil {
+		return spec.FieldError(field, err)
+	}
+	return nil
 }
 
 var errNative = fmt.Errorf("%w: charts may not set wavesmith.io annotations; set waves and policies on the Component", manifest.ErrInvalid)

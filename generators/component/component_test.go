@@ -4,9 +4,15 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/tree"
 )
 
 func TestResolvePathRefusesSymlinkEscape(t *testing.T) {
@@ -53,6 +59,186 @@ func TestDecodeErrors(t *testing.T) {
 			var me *manifest.Error
 			if !errors.Is(err, manifest.ErrInvalid) || !errors.As(err, &me) || me.Field != tc.field {
 				t.Errorf("want ErrInvalid at %s, got %v", tc.field, err)
+			}
+		})
+	}
+}
+
+// TestUnknownFieldsSorted: every unknown field is reported, sorted, so
+// that one input gives one text (it was the first in map order).
+func TestUnknownFieldsSorted(t *testing.T) {
+	spec := manifest.New(map[string]any{"apiVersion": "wavesmith.io/v1alpha1", "kind": "Component", "metadata": map[string]any{"name": "c"},
+		"spec": map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}}, "zeta": 1, "alpha": 2, "mid": 3, "beta": 4, "values2": 5, "wave": "soon"}})
+	var first string
+	for i := range 20 {
+		_, err := Decode(spec)
+		if err == nil {
+			t.Fatal("want an error")
+		}
+		if i == 0 {
+			first = err.Error()
+			continue
+		}
+		if err.Error() != first {
+			t.Fatalf("run %d: a different text:\n%s\nwant:\n%s", i, err, first)
+		}
+	}
+	var fields []string
+	es, ok := errAs(spec).(manifest.Errors)
+	if !ok {
+		t.Fatalf("want manifest.Errors, got %q", first)
+	}
+	for _, e := range es {
+		var me *manifest.Error
+		if errors.As(e, &me) {
+			fields = append(fields, me.Field)
+		}
+	}
+	want := []string{"spec.alpha", "spec.beta", "spec.mid", "spec.values2", "spec.wave", "spec.zeta"}
+	if diff := cmp.Diff(want, fields); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+}
+
+func errAs(spec *manifest.Object) error {
+	_, err := Decode(spec)
+	return err
+}
+
+// TestResolvePath: a source or values path must lead, inside the root, to
+// a folder or a regular file under the cap, and not cover the spec.
+func TestResolvePath(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	write := func(p, s string) {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("app/component.yaml", "")
+	write("app/values.yaml", "a: 1\n")
+	write("charts/web/Chart.yaml", "name: web\n")
+	link := func(target, p string) {
+		if err := os.Symlink(target, filepath.Join(root, p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link("/dev/zero", "app/zero.yaml")
+	link(filepath.Join(outside), "app/out")
+	link("values.yaml", "app/alias.yaml")
+	if err := syscall.Mkfifo(filepath.Join(root, "app", "fifo.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big, err := os.Create(filepath.Join(root, "app", "big.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Truncate(tree.MaxFileSize + 1); err != nil {
+		t.Fatal(err)
+	}
+	big.Close()
+	spec := manifest.New(map[string]any{"apiVersion": "wavesmith.io/v1alpha1", "kind": "Component", "metadata": map[string]any{"name": "c"}})
+	spec.Source.File = filepath.Join(root, "app", "component.yaml")
+	cases := map[string]struct {
+		reason string
+		rel    string
+		err    error
+	}{
+		"Values":     {reason: "a values file", rel: "values.yaml"},
+		"Chart":      {reason: "a chart folder", rel: "../charts/web"},
+		"InsideLink": {reason: "a relative symlink inside", rel: "alias.yaml"},
+		"DevZero":    {reason: "a symlink to /dev/zero", rel: "zero.yaml", err: ErrOutsideRoot},
+		"FIFO":       {reason: "a FIFO is refused at once", rel: "fifo.yaml", err: tree.ErrNotRegular},
+		"TooLarge":   {reason: "a file over the cap", rel: "big.yaml", err: tree.ErrTooLarge},
+		"Outside":    {reason: "a folder symlinked outside", rel: "out", err: ErrOutsideRoot},
+		"OwnFolder":  {reason: "a chart path . covers the Component's own file", rel: ".", err: ErrSourceCoversSpec},
+		"ParentOwn":  {reason: "a source folder above the Component's file", rel: "..", err: ErrSourceCoversSpec},
+		"OwnFile":    {reason: "a values file that is the Component's own file", rel: "component.yaml", err: ErrSourceCoversSpec},
+		"Missing":    {reason: "a missing path", rel: "nope.yaml", err: manifest.ErrInvalid},
+		"Absolute":   {reason: "an absolute path", rel: "/etc/hostname", err: ErrOutsideRoot},
+		"LexicalOut": {reason: "a path climbing out", rel: "../../x", err: ErrOutsideRoot},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var err error
+			done := make(chan struct{})
+			go func() { defer close(done); _, err = ResolvePath(spec, "spec.valuesFiles[0]", tc.rel, root) }()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("%s: blocked", tc.reason)
+			}
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("%s: want %v, got %v", tc.reason, tc.err, err)
+			}
+			var me *manifest.Error
+			if err != nil && (!errors.As(err, &me) || me.Field != "spec.valuesFiles[0]") {
+				t.Errorf("%s: the error is not at the field: %v", tc.reason, err)
+			}
+		})
+	}
+}
+
+// TestCheckTree: a chart folder whose files lead outside the root (a
+// files/leak -> /etc/hostname that .Files.Get would read) or that holds
+// special files is refused before Helm's loader reads it.
+func TestCheckTree(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		setup  func(t *testing.T, chart string)
+		err    error
+		file   string
+	}{
+		"Plain": {reason: "a chart of regular files and a link inside", setup: func(t *testing.T, chart string) {
+			if err := os.Symlink("../Chart.yaml", filepath.Join(chart, "files", "link")); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		"HostFile": {reason: "files/leak -> /etc/hostname", setup: func(t *testing.T, chart string) {
+			if err := os.Symlink("/etc/hostname", filepath.Join(chart, "files", "leak")); err != nil {
+				t.Fatal(err)
+			}
+		}, err: ErrOutsideRoot, file: "files/leak"},
+		"FolderOut": {reason: "a folder symlinked outside", setup: func(t *testing.T, chart string) {
+			if err := os.Symlink("../../..", filepath.Join(chart, "files", "up")); err != nil {
+				t.Fatal(err)
+			}
+		}, err: ErrOutsideRoot, file: "files/up"},
+		"FIFO": {reason: "a FIFO in the chart", setup: func(t *testing.T, chart string) {
+			if err := syscall.Mkfifo(filepath.Join(chart, "files", "pipe"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, err: tree.ErrNotRegular, file: "files/pipe"},
+		"Loop": {reason: "a folder leading back to the chart", setup: func(t *testing.T, chart string) {
+			if err := os.Symlink("..", filepath.Join(chart, "files", "loop")); err != nil {
+				t.Fatal(err)
+			}
+		}, err: tree.ErrNotRegular, file: "files/loop"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			chart := filepath.Join(root, "chart")
+			for p, s := range map[string]string{"Chart.yaml": "name: c\n", "templates/cm.yaml": "{{ .Files.Get \"files/leak\" }}\n", "files/ok": "ok\n"} {
+				if err := os.MkdirAll(filepath.Dir(filepath.Join(chart, p)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(chart, p), []byte(s), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			tc.setup(t, chart)
+			spec := manifest.New(map[string]any{"apiVersion": "wavesmith.io/v1alpha1", "kind": "Component", "metadata": map[string]any{"name": "c"}})
+			err := CheckTree(spec, "spec.source.chart.path", chart, root)
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("%s: want %v, got %v", tc.reason, tc.err, err)
+			}
+			if err != nil && !strings.Contains(err.Error(), filepath.Join("chart", tc.file)) {
+				t.Errorf("%s: the error does not name %s: %v", tc.reason, tc.file, err)
 			}
 		})
 	}

@@ -44,6 +44,11 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 	if err != nil {
 		return generators.Result{}, err
 	}
+	// Helm's loader follows symlinks and reads any file: check the chart
+	// (its subcharts and .Files included) stays inside the root first.
+	if err := component.CheckTree(spec, chartField, dir, opts.Root); err != nil {
+		return generators.Result{}, err
+	}
 	values, err := component.Values(spec, c, opts.Root)
 	if err != nil {
 		return generators.Result{}, err

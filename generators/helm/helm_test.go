@@ -396,3 +396,41 @@ func TestUpgradeOnlyHooks(t *testing.T) {
 		t.Errorf("warnings: -want +got:\n%s", diff)
 	}
 }
+
+// TestChartSymlinkLeak: a chart file that is a symlink out of the
+// repository would put a host file into a ConfigMap through .Files.Get;
+// the render refuses the chart, naming the file.
+func TestChartSymlinkLeak(t *testing.T) {
+	repo := t.TempDir()
+	chart := filepath.Join(repo, "chart")
+	for p, c := range map[string]string{
+		"Chart.yaml":         "apiVersion: v2\nname: leak\nversion: 0.1.0\n",
+		"templates/cm.yaml":  "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: leak\ndata:\n  host: {{ .Files.Get \"files/leak\" | quote }}\n",
+		"files/.placeholder": "",
+	} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(chart, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(chart, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outside := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(outside, []byte("host secret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(chart, "files", "leak")); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := manifest.Decode(filepath.Join(repo, "c.yaml"), []byte("apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata: {name: c, namespace: ns}\nspec:\n  source: {chart: {path: chart}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Generator{}.Generate(context.Background(), objs[0], generators.Options{Root: repo})
+	if err == nil {
+		t.Fatalf("a symlink out of the repository was read: %v", res.Objects[0].Map)
+	}
+	if !errors.Is(err, component.ErrOutsideRoot) || !strings.Contains(err.Error(), "leak") {
+		t.Errorf("want ErrOutsideRoot naming the file, got %v", err)
+	}
+}

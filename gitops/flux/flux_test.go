@@ -16,6 +16,7 @@ import (
 	"github.com/wavesmith/wavesmith/internal/golden"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
+	wstree "github.com/wavesmith/wavesmith/tree"
 )
 
 // renderYAML renders the objects of a YAML stream as pass-through objects.
@@ -139,7 +140,7 @@ func TestHandoff(t *testing.T) {
 			// Idempotent: rendering again over the new tree changes
 			// nothing, so 'wavesmith check' passes after a render.
 			again := tree(t, res, after)
-			if diff := render.DiffTrees(again, after); diff != "" {
+			if diff := wstree.Diff(again, after); diff != "" {
 				t.Errorf("%s: a second render over the first changed the tree:\n%s", tc.reason, diff)
 			}
 		})

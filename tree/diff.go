@@ -1,4 +1,4 @@
-package render
+package tree
 
 import (
 	"bytes"
@@ -7,9 +7,9 @@ import (
 	"strings"
 )
 
-// DiffTrees compares want (rendered) with got (on disk) file by file and
+// Diff compares want (rendered) with got (on disk) file by file and
 // returns a unified diff, empty when they are equal.
-func DiffTrees(want, got map[string][]byte) string {
+func Diff(want, got map[string][]byte) string {
 	names := map[string]bool{}
 	for p := range want {
 		names[p] = true

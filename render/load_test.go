@@ -1,0 +1,301 @@
+package render
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/tree"
+)
+
+func TestLoadSymlinkLoop(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("..", filepath.Join(dir, "a", "loop")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load([]string{dir}, nil)
+	if !errors.Is(err, ErrSymlinkLoop) {
+		t.Fatalf("want ErrSymlinkLoop, got %v", err)
+	}
+}
+
+func TestLoadSkipsSources(t *testing.T) {
+	dir := t.TempDir()
+	write := func(p, s string) {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s}\n"
+	write("b.yaml", strings.Replace(cm, "%s", "b", 1))
+	write("a/a.yml", strings.Replace(cm, "%s", "a", 1))
+	write("c.json", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}`)
+	write("kustomization.yaml", "resources: [b.yaml]\n")
+	write("chart/Chart.yaml", "name: x\n")
+	write("chart/templates/t.yaml", "{{ .Values.x }}\n")
+	write(".git/x.yaml", "not: an object\n")
+	write("README.md", "# hi\n")
+	objs, err := Load([]string{dir}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, o := range objs {
+		names = append(names, o.Name())
+	}
+	if diff := cmp.Diff([]string{"a", "b", "c"}, names); diff != "" {
+		t.Errorf("objects in lexical file order, sources skipped: -want +got:\n%s", diff)
+	}
+}
+
+// TestLoadConfined: nothing is read outside the root, through symlinks
+// neither; only regular files, under a size cap, without blocking.
+func TestLoadConfined(t *testing.T) {
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: %s}\n"
+	cases := map[string]struct {
+		reason string
+		setup  func(t *testing.T, root, outside string) // root holds in/
+		args   []string                                 // relative to root; default in
+		want   []string                                 // names loaded
+		err    error
+		text   string
+	}{
+		"InsideLink": {
+			reason: "a relative symlink inside the root is read",
+			setup: func(t *testing.T, root, _ string) {
+				writeFile(t, filepath.Join(root, "shared", "a.yaml"), strings.Replace(cm, "%s", "a", 1))
+				symlink(t, "../shared/a.yaml", filepath.Join(root, "in", "a.yaml"))
+			},
+			want: []string{"a"},
+		},
+		"FileOutside": {
+			reason: "evil.yaml -> a Secret outside the root",
+			setup: func(t *testing.T, root, outside string) {
+				symlink(t, filepath.Join(outside, "secret.yaml"), filepath.Join(root, "in", "evil.yaml"))
+			},
+			err: tree.ErrOutsideRoot, text: "evil.yaml",
+		},
+		"RelativeOutside": {
+			reason: "a relative symlink climbing out",
+			setup: func(t *testing.T, root, outside string) {
+				symlink(t, "../../outside/secret.yaml", filepath.Join(root, "in", "evil.yaml"))
+			},
+			err: tree.ErrOutsideRoot, text: "evil.yaml",
+		},
+		"FolderOutside": {
+			reason: "a folder symlinked outside",
+			setup: func(t *testing.T, root, outside string) {
+				symlink(t, outside, filepath.Join(root, "in", "more"))
+			},
+			err: tree.ErrOutsideRoot, text: "more",
+		},
+		"DevZero": {
+			reason: "a symlink to /dev/zero is refused, not read forever",
+			setup: func(t *testing.T, root, _ string) {
+				symlink(t, "/dev/zero", filepath.Join(root, "in", "zero.yaml"))
+			},
+			err: tree.ErrOutsideRoot, text: "zero.yaml",
+		},
+		"FIFO": {
+			reason: "a FIFO is refused at once",
+			setup: func(t *testing.T, root, _ string) {
+				if err := syscall.Mkfifo(filepath.Join(root, "in", "fifo.yaml"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			err: tree.ErrNotRegular, text: "fifo.yaml",
+		},
+		"FIFOArgument": {
+			reason: "a FIFO given as an argument is refused at once",
+			setup: func(t *testing.T, root, _ string) {
+				if err := syscall.Mkfifo(filepath.Join(root, "in", "fifo.yaml"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			args: []string{"in/fifo.yaml"},
+			err:  tree.ErrNotRegular, text: "fifo.yaml",
+		},
+		"TooLarge": {
+			reason: "a file over the size cap",
+			setup: func(t *testing.T, root, _ string) {
+				f, err := os.Create(filepath.Join(root, "in", "big.yaml"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				if err := f.Truncate(tree.MaxFileSize + 1); err != nil {
+					t.Fatal(err)
+				}
+			},
+			err: tree.ErrTooLarge, text: "big.yaml",
+		},
+		"ArgumentOutside": {
+			reason: "a path outside the root",
+			args:   []string{"../outside/secret.yaml"},
+			err:    tree.ErrOutsideRoot, text: "secret.yaml",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			base := t.TempDir()
+			root, outside := filepath.Join(base, "repo"), filepath.Join(base, "outside")
+			writeFile(t, filepath.Join(outside, "secret.yaml"), "apiVersion: v1\nkind: Secret\nmetadata: {name: leaked}\n")
+			writeFile(t, filepath.Join(root, "in", "ok.yaml"), strings.Replace(cm, "%s", "ok", 1))
+			if tc.setup != nil {
+				tc.setup(t, root, outside)
+			}
+			t.Chdir(root)
+			args := tc.args
+			if args == nil {
+				args = []string{"in"}
+			}
+			var objs []*manifest.Object
+			var err error
+			done := make(chan struct{})
+			go func() { defer close(done); objs, err = LoadIn(root, args, nil) }()
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("%s: Load blocked", tc.reason)
+			}
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("%s: want %v, got %v", tc.reason, tc.err, err)
+			}
+			if err != nil {
+				if !strings.Contains(err.Error(), tc.text) {
+					t.Errorf("%s: the error does not name %s: %v", tc.reason, tc.text, err)
+				}
+				return
+			}
+			var names []string
+			for _, o := range objs {
+				names = append(names, o.Name())
+			}
+			if diff := cmp.Diff(append([]string{"ok"}, tc.want...), names, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestLoadNeverDropsSpecs: the files a Component reads are left out of
+// the render, but never a file holding a spec, and never an error of a
+// file that looks like one.
+func TestLoadNeverDropsSpecs(t *testing.T) {
+	component := func(name, source string, values ...string) string {
+		s := "apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata: {name: " + name + ", namespace: demo}\nspec:\n  source: " + source + "\n"
+		if len(values) > 0 {
+			s += "  valuesFiles: [" + strings.Join(values, ", ") + "]\n"
+		}
+		return s
+	}
+	kaoto := "apiVersion: designer.kaoto.io/v1alpha1\nkind: Kaoto\nmetadata: {name: k, namespace: demo}\n"
+	cases := map[string]struct {
+		reason string
+		files  map[string]string
+		want   []string
+		err    error
+		text   []string
+	}{
+		"Sources": {
+			reason: "a kustomization folder and a values file are sources; a template that does not decode is no error",
+			files: map[string]string{
+				"c.yaml":           component("c", "{kustomization: {path: kust}}", "values/v.yaml"),
+				"kust/deploy.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .name }\n",
+				"values/v.yaml":    "replicas: 2\n",
+			},
+			want: []string{"c"},
+		},
+		"ChartIsOwnFolder": {
+			reason: "a Component whose chart path is . covers its own file",
+			files: map[string]string{
+				"app/Chart.yaml":     "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+				"app/component.yaml": component("own", "{chart: {path: .}}"),
+				"other.yaml":         kaoto,
+			},
+			err:  ErrSourceCoversSpec,
+			text: []string{"app/component.yaml", "Component.wavesmith.io/demo/own", "spec.source.chart.path", ". covers"},
+		},
+		"ValuesIsAnotherSpec": {
+			reason: "a valuesFiles entry naming another spec's file",
+			files: map[string]string{
+				"c.yaml":                  component("c", "{kustomization: {path: kust}}", "k.yaml"),
+				"k.yaml":                  kaoto,
+				"kust/kustomization.yaml": "resources: []\n",
+			},
+			err:  ErrSourceCoversSpec,
+			text: []string{"c.yaml:", "spec.valuesFiles[0]", "k.yaml, which holds Kaoto.designer.kaoto.io/demo/k"},
+		},
+		"BrokenSpecInSource": {
+			reason: "a broken spec inside a source folder keeps its error",
+			files: map[string]string{
+				"c.yaml":        component("c", "{kustomization: {path: kust}}"),
+				"kust/bad.yaml": "apiVersion: designer.kaoto.io/v1alpha1\nkind: Kaoto\nmetadata: [\n",
+			},
+			err:  manifest.ErrSyntax,
+			text: []string{"kust/bad.yaml", "Component.wavesmith.io/demo/c reads it as a source"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			for p, s := range tc.files {
+				writeFile(t, filepath.Join(root, p), s)
+			}
+			objs, err := LoadIn(root, []string{root}, nil)
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("%s: want %v, got %v", tc.reason, tc.err, err)
+			}
+			for _, s := range tc.text {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("%s: the error lacks %q: %v", tc.reason, s, err)
+				}
+			}
+			if err != nil {
+				return
+			}
+			var names []string
+			for _, o := range objs {
+				names = append(names, o.Name())
+			}
+			if diff := cmp.Diff(tc.want, names); diff != "" {
+				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func writeFile(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func symlink(t *testing.T, target, p string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, p); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,26 @@
+package tree
+
+import "errors"
+
+// Sentinel errors, checked with errors.Is.
+var (
+	// ErrWrite: the tree could not be written; the previous one is intact.
+	ErrWrite = errors.New("cannot write the tree")
+	// ErrNotTree: the output folder holds something wavesmith did not write.
+	ErrNotTree = errors.New("not a tree wavesmith wrote")
+	// ErrPath: a tree path is not a clean relative path below the tree.
+	ErrPath = errors.New("invalid tree path")
+	// ErrLocked: another render is writing the same tree.
+	ErrLocked = errors.New("the tree is locked by another render")
+	// ErrCleanup: the new tree is in place, but leftovers could not be
+	// removed.
+	ErrCleanup = errors.New("cannot clean up")
+	// ErrOutsideRoot: a path leaves the root folder, lexically or through
+	// a symlink.
+	ErrOutsideRoot = errors.New("path leaves the repository root")
+	// ErrNotRegular: a file to read is not a regular file (a FIFO, a
+	// device, a socket), or a tree holds a symlink.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrTooLarge: a file is larger than MaxFileSize.
+	ErrTooLarge = errors.New("file too large")
+)
