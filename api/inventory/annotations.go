@@ -18,7 +18,20 @@ const (
 	UpdatePolicy    = Prefix + "update-policy"
 	DeletePolicy    = Prefix + "delete-policy"
 	StatusHint      = Prefix + "status-hint"
+	// Hook marks a Helm hook the renderer kept: a comma-separated list of
+	// HookValues. Argo CD may create a post-install hook only after the
+	// spec's wave is healthy, and a hook may be deleted once it succeeded.
+	Hook = Prefix + "hook"
 )
+
+// Hook values.
+const (
+	HookPreInstall  = "pre-install"
+	HookPostInstall = "post-install"
+)
+
+// HookValues lists the values a wavesmith.io/hook list may hold.
+var HookValues = []string{HookPreInstall, HookPostInstall}
 
 // Annotations written on the rendered copy of a spec.
 const (
