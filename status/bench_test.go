@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -32,7 +31,7 @@ func BenchmarkKaotoStatus1000(b *testing.B) {
 		if err := k8s.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 			b.Fatal(err)
 		}
-		var writes atomic.Int64
+		var writes writeCounter
 		mgr, err := NewManager(countingConfig(adminConfig, &writes), Options{MetricsAddr: "0", ProbeAddr: "0", Namespaces: []string{ns}, skipNameValidation: true})
 		if err != nil {
 			b.Fatal(err)
@@ -76,7 +75,7 @@ func BenchmarkKaotoStatus1000(b *testing.B) {
 				}
 			}()
 		}
-		before := writes.Load()
+		before := writes.total.Load()
 		start := time.Now()
 		for i := 0; i < n; i++ {
 			work <- i
@@ -88,8 +87,8 @@ func BenchmarkKaotoStatus1000(b *testing.B) {
 		var ms runtime.MemStats
 		runtime.ReadMemStats(&ms)
 		b.ReportMetric(elapsed.Seconds(), "s-to-all-ready")
-		b.ReportMetric(float64(writes.Load()-before), "status-writes")
-		b.ReportMetric(float64(writes.Load()), "status-writes-total")
+		b.ReportMetric(float64(writes.total.Load()-before), "status-writes")
+		b.ReportMetric(float64(writes.total.Load()), "status-writes-total")
 		b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-MiB")
 		cancel()
 		<-done

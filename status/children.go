@@ -51,6 +51,8 @@ type children struct {
 	byOwner     map[owner][]childKey
 	watched     map[schema.GroupVersionKind]bool
 	controllers map[string]controller.Controller // by owner kind
+	// noWatches leaves child kinds unwatched (a test's control).
+	noWatches bool
 }
 
 func newChildren(c cache.Cache, reader client.Reader) *children {
@@ -125,7 +127,7 @@ func (c *children) ownersOf(kind string, obj client.Object) []reconcile.Request 
 func (c *children) ensureWatch(gvk schema.GroupVersionKind) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.watched[gvk] {
+	if c.watched[gvk] || c.noWatches {
 		return nil
 	}
 	for kind, ctrl := range c.controllers {

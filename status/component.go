@@ -2,6 +2,7 @@ package status
 
 import (
 	"fmt"
+	"sort"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -18,10 +19,13 @@ const (
 )
 
 // componentStatus computes the status of a Component from its observed
-// children: Ready when all are Current; Error when one Failed; Pending
-// while one is missing; Processing otherwise. The Ready condition is True,
-// False (Error) or Unknown, with component-operator-runtime's reasons.
+// children: Ready when all are Current (or Absent, see settle); Error when
+// one Failed; Pending while one is missing; Processing otherwise. The
+// Ready condition is True, False (Error) or Unknown, with
+// component-operator-runtime's reasons; Stalled=True goes with Error and
+// Reconciling=True with Pending and Processing, as kstatus reads them.
 func componentStatus(c *v1alpha1.Component, children []observed, invErr error, now metav1.Time) v1alpha1.ComponentStatus {
+	children = settle(children)
 	st := v1alpha1.ComponentStatus{ObservedGeneration: c.Generation}
 	conds := append([]metav1.Condition(nil), c.Status.Conditions...)
 	rank := map[string]int{StateReady: 0, StateProcessing: 1, StatePending: 2, StateError: 3}
@@ -53,7 +57,13 @@ func componentStatus(c *v1alpha1.Component, children []observed, invErr error, n
 		state = StatePending
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionUnknown, "Pending", "no wavesmith.io/inventory: render the spec with wavesmith"
 	case state == StateReady:
-		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, "Ready", fmt.Sprintf("all %d objects are ready", len(children))
+		present := 0
+		for _, ch := range children {
+			if ch.Health != Absent {
+				present++
+			}
+		}
+		cond.Status, cond.Reason, cond.Message = metav1.ConditionTrue, "Ready", fmt.Sprintf("all %d objects are ready", present)+absentNote(children)
 	case state == StateError:
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionFalse, "Error", summary(children, nil)
 	case state == StatePending:
@@ -62,6 +72,15 @@ func componentStatus(c *v1alpha1.Component, children []observed, invErr error, n
 		cond.Status, cond.Reason, cond.Message = metav1.ConditionUnknown, "Processing", summary(children, nil)
 	}
 	setCondition(&conds, cond, now)
+	switch state {
+	case StateReady:
+		setProgress(&conds, done, "", "", c.Generation, now)
+	case StateError:
+		setProgress(&conds, failed, stalledReason(children, invErr, ReasonChildFailed), cond.Message, c.Generation, now)
+	default:
+		setProgress(&conds, working, state, cond.Message, c.Generation, now)
+	}
+	sort.SliceStable(conds, func(i, j int) bool { return conds[i].Type < conds[j].Type })
 	st.Conditions, st.State = conds, state
 	return st
 }

@@ -11,30 +11,28 @@ import (
 // it is not part of the URL users open.
 const regexSuffix = "(/|$)(.*)"
 
-// Endpoint computes where a Kaoto designer is reached, in this order:
-//   - a Route with an admitted host: https://<host><path>/ (http when the
-//     Route has no TLS);
+// Endpoint computes a URL that serves the Kaoto designer, in this order:
+//   - a Route admitted by a router (status.ingress[] Admitted True):
+//     https://<admitted host><path>/ (http when the Route has no TLS),
+//     unless its path carries a regular expression (routePathProblem);
 //   - an Ingress with a host: http(s)://<host><path>/, https when a TLS
 //     entry covers the host, the rewrite regex removed from the path;
 //   - an Ingress with a load-balancer address: http://<address><path>/;
 //   - the Service: http://<name>.<namespace>.svc.cluster.local:<port>/.
 //
-// The Kaoto operator ignored the Ingress host and path and left out the
-// Service port; see the README.
+// A Route that is not admitted, or rejected, gives no URL: its host is not
+// served. The Kaoto operator ignored the Ingress host and path, left out
+// the Service port, and reported a Route's host and path whatever the
+// router said; see the README.
 func Endpoint(svc, ingress, route *unstructured.Unstructured) string {
-	if route != nil {
-		ing, _, _ := unstructured.NestedSlice(route.Object, "status", "ingress")
-		if len(ing) > 0 {
-			if m, ok := ing[0].(map[string]any); ok {
-				if host, _ := m["host"].(string); host != "" {
-					path, _, _ := unstructured.NestedString(route.Object, "spec", "path")
-					scheme := "https"
-					if _, tls, _ := unstructured.NestedMap(route.Object, "spec", "tls"); !tls {
-						scheme = "http"
-					}
-					return withSlash(scheme + "://" + host + path)
-				}
+	if route != nil && routePathProblem(route) == "" {
+		if host, _ := admittedHost(route); host != "" {
+			path, _, _ := unstructured.NestedString(route.Object, "spec", "path")
+			scheme := "https"
+			if _, tls, _ := unstructured.NestedMap(route.Object, "spec", "tls"); !tls {
+				scheme = "http"
 			}
+			return withSlash(scheme + "://" + host + path)
 		}
 	}
 	if ingress != nil {
@@ -72,6 +70,20 @@ func Endpoint(svc, ingress, route *unstructured.Unstructured) string {
 		return fmt.Sprintf("http://%s.%s.svc.cluster.local:%d/", svc.GetName(), svc.GetNamespace(), port)
 	}
 	return ""
+}
+
+// routePathProblem explains why a Route's path serves no URL, or returns
+// "". A Route matches its path literally, as a prefix: the Kaoto operator
+// copies a spec.ingress.path that ends in the nginx rewrite regex
+// (/|$)(.*) verbatim into the Route, and the designer is then served only
+// under that literal text.
+func routePathProblem(route *unstructured.Unstructured) string {
+	path, _, _ := unstructured.NestedString(route.Object, "spec", "path")
+	if !strings.Contains(path, regexSuffix) {
+		return ""
+	}
+	return fmt.Sprintf("Route %s/%s path %q carries the Ingress regex %s, which a Route matches literally: no URL serves the designer through it; set spec.ingress.path without %s",
+		route.GetNamespace(), route.GetName(), path, regexSuffix, regexSuffix)
 }
 
 func ingressRule(ingress *unstructured.Unstructured) (host, path string) {

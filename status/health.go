@@ -11,13 +11,16 @@ import (
 )
 
 // Health values of a child, as kstatus names them; Unknown is for children
-// the controller may not read (Secrets).
+// the controller may not read (Secrets), Absent for a hook or an object
+// with a purge order that is not there when every other child is Current
+// (see settle).
 const (
 	Current    = string(kstatus.CurrentStatus)
 	InProgress = string(kstatus.InProgressStatus)
 	Failed     = string(kstatus.FailedStatus)
 	NotFound   = string(kstatus.NotFoundStatus)
 	Unknown    = string(kstatus.UnknownStatus)
+	Absent     = "Absent"
 )
 
 // Health computes the status of a child: kstatus, then the child's
@@ -42,6 +45,11 @@ func Health(u *unstructured.Unstructured) (string, string) {
 	}
 	if st != Current {
 		return st, msg
+	}
+	if gvk := u.GroupVersionKind(); gvk.Group == "route.openshift.io" && gvk.Kind == "Route" {
+		if st, msg = routeHealth(u); st != Current {
+			return st, msg
+		}
 	}
 	hints := u.GetAnnotations()[inventory.StatusHint]
 	for _, h := range strings.Split(hints, ",") {
@@ -78,4 +86,54 @@ func condition(u *unstructured.Unstructured, typ string) string {
 		}
 	}
 	return ""
+}
+
+// routeHealth reads the Admitted conditions the routers write in
+// status.ingress[]: Current when one router admitted the Route, Failed
+// when every router that answered rejected it, InProgress before.
+func routeHealth(u *unstructured.Unstructured) (string, string) {
+	host, rejected := admittedHost(u)
+	switch {
+	case host != "":
+		return Current, "admitted as " + host
+	case rejected != "":
+		return Failed, "not admitted: " + rejected
+	default:
+		return InProgress, "not admitted by a router yet"
+	}
+}
+
+// admittedHost returns the host of the first status.ingress[] entry whose
+// Admitted condition is True; else, when a router rejected the Route
+// (Admitted False), why.
+func admittedHost(route *unstructured.Unstructured) (host, rejected string) {
+	ing, _, _ := unstructured.NestedSlice(route.Object, "status", "ingress")
+	for _, i := range ing {
+		m, _ := i.(map[string]any)
+		h, _ := m["host"].(string)
+		conds, _ := m["conditions"].([]any)
+		for _, c := range conds {
+			cm, _ := c.(map[string]any)
+			if cm["type"] != "Admitted" {
+				continue
+			}
+			switch cm["status"] {
+			case "True":
+				if h != "" {
+					return h, ""
+				}
+			case "False":
+				if rejected == "" {
+					router, _ := m["routerName"].(string)
+					reason, _ := cm["reason"].(string)
+					msg, _ := cm["message"].(string)
+					rejected = fmt.Sprintf("router %q rejected host %q: %s", router, h, reason)
+					if msg != "" {
+						rejected += ": " + msg
+					}
+				}
+			}
+		}
+	}
+	return "", rejected
 }

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -31,8 +30,12 @@ const (
 
 // kaotoStatus computes the status of a Kaoto from its observed children.
 // invErr is a problem with the inventory itself. existing conditions keep
-// their lastTransitionTime unless their status flips.
+// their lastTransitionTime unless their status flips. Besides the
+// operator's conditions and Ready it writes kstatus's Reconciling (while
+// Pending or Progressing) and Stalled (on Error), so that kstatus, Flux and
+// Argo CD see a failure as one.
 func kaotoStatus(k *designerv1alpha1.Kaoto, children []observed, invErr error, now metav1.Time) designerv1alpha1.KaotoStatus {
+	children = settle(children)
 	gen := k.Generation
 	st := designerv1alpha1.KaotoStatus{ObservedGeneration: gen}
 	conds := append([]metav1.Condition(nil), k.Status.Conditions...)
@@ -60,6 +63,7 @@ func kaotoStatus(k *designerv1alpha1.Kaoto, children []observed, invErr error, n
 	}
 
 	phase := PhaseReady
+	var problems []string // failures that are no child's health
 	worse := func(p string) {
 		rank := map[string]int{PhaseReady: 0, PhaseProgressing: 1, PhasePending: 2, PhaseError: 3}
 		if rank[p] > rank[phase] {
@@ -94,6 +98,11 @@ func kaotoStatus(k *designerv1alpha1.Kaoto, children []observed, invErr error, n
 	} else {
 		childCondition(ConditionService, svc, "the Service")
 		switch {
+		case route != nil && route.Object != nil && routePathProblem(route.Object) != "":
+			p := routePathProblem(route.Object)
+			set(ConditionIngress, false, ReasonPathNotServed, p)
+			problems = append(problems, p)
+			worse(PhaseError)
 		case route != nil:
 			childCondition(ConditionIngress, route, "the Route")
 		case ing != nil:
@@ -106,10 +115,24 @@ func kaotoStatus(k *designerv1alpha1.Kaoto, children []observed, invErr error, n
 		childCondition(ConditionDeployment, dep, "the Deployment")
 		set(ConditionReconcile, true, "Reconciled", fmt.Sprintf("%d children observed", len(children)))
 	}
-	if phase == PhaseReady {
-		set(ConditionReady, true, PhaseReady, "all children are ready")
-	} else {
-		set(ConditionReady, false, phase, summary(children, invErr))
+	msg := summary(children, invErr)
+	if len(problems) > 0 {
+		if msg == "not rendered" {
+			msg = strings.Join(problems, "; ")
+		} else {
+			msg = strings.Join(append([]string{msg}, problems...), "; ")
+		}
+	}
+	switch phase {
+	case PhaseReady:
+		set(ConditionReady, true, PhaseReady, "all children are ready"+absentNote(children))
+		setProgress(&conds, done, "", "", gen, now)
+	case PhaseError:
+		set(ConditionReady, false, phase, msg)
+		setProgress(&conds, failed, stalledReason(children, invErr, ReasonPathNotServed), msg, gen, now)
+	default:
+		set(ConditionReady, false, phase, msg)
+		setProgress(&conds, working, phase, msg, gen, now)
 	}
 	sort.SliceStable(conds, func(i, j int) bool { return conds[i].Type < conds[j].Type })
 	st.Conditions, st.Phase = conds, phase
@@ -122,28 +145,4 @@ func object(o *observed) *unstructured.Unstructured {
 		return nil
 	}
 	return o.Object
-}
-
-// summary names the children that are not ready.
-func summary(children []observed, invErr error) string {
-	if invErr != nil {
-		return invErr.Error()
-	}
-	var parts []string
-	for _, c := range children {
-		if c.Health != Current && c.Health != Unknown {
-			parts = append(parts, fmt.Sprintf("%s %s/%s: %s", c.Entry.Kind, c.Entry.Namespace, c.Entry.Name, strings.ToLower(c.Health)))
-		}
-	}
-	if len(parts) == 0 {
-		return "not rendered"
-	}
-	return strings.Join(parts, "; ")
-}
-
-// setCondition sets c in conds; lastTransitionTime moves only when the
-// status flips or the condition is new.
-func setCondition(conds *[]metav1.Condition, c metav1.Condition, now metav1.Time) {
-	c.LastTransitionTime = now
-	meta.SetStatusCondition(conds, c)
 }

@@ -40,6 +40,11 @@ type Options struct {
 
 	// several managers in one process (tests) need unique-name checks off.
 	skipNameValidation bool
+	// onReconcile, when set, is called after every reconcile (tests).
+	onReconcile func(kind string, req ctrl.Request)
+	// noChildWatches starts no watch on child kinds (a test's control:
+	// child changes then reach no spec).
+	noChildWatches bool
 }
 
 // DefaultLeaderElectionID names the Lease.
@@ -79,6 +84,10 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		LeaderElection:          o.LeaderElection,
 		LeaderElectionID:        o.LeaderElectionID,
 		LeaderElectionNamespace: o.LeaderElectionNamespace,
+		// A stopping leader gives the Lease up, so that the next one takes
+		// over at once instead of after LeaseDuration; main exits as soon
+		// as the manager stops, which this requires.
+		LeaderElectionReleaseOnCancel: true,
 		// Children are read as unstructured objects from the cache: an
 		// informer starts for a kind on its first read.
 		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}},
@@ -101,12 +110,13 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}
 	kids := newChildren(mgr.GetCache(), mgr.GetClient())
+	kids.noWatches = o.noChildWatches
 	for _, r := range []struct {
 		rec *reconciler
 		obj client.Object
 	}{
-		{&reconciler{client: mgr.GetClient(), children: kids, kind: designerv1alpha1.Kind, newSpec: func() spec { return &kaoto{} }, now: time.Now, workers: o.Workers}, &designerv1alpha1.Kaoto{}},
-		{&reconciler{client: mgr.GetClient(), children: kids, kind: v1alpha1.ComponentKind, newSpec: func() spec { return &component{} }, now: time.Now, workers: o.Workers}, &v1alpha1.Component{}},
+		{&reconciler{client: mgr.GetClient(), children: kids, kind: designerv1alpha1.Kind, newSpec: func() spec { return &kaoto{} }, now: time.Now, workers: o.Workers, reconciled: o.onReconcile}, &designerv1alpha1.Kaoto{}},
+		{&reconciler{client: mgr.GetClient(), children: kids, kind: v1alpha1.ComponentKind, newSpec: func() spec { return &component{} }, now: time.Now, workers: o.Workers, reconciled: o.onReconcile}, &v1alpha1.Component{}},
 	} {
 		if err := r.rec.setup(mgr, r.obj); err != nil {
 			return nil, fmt.Errorf("setting up the %s controller: %w", r.rec.kind, err)

@@ -64,11 +64,17 @@ type reconciler struct {
 	// now is the clock; tests replace it.
 	now     func() time.Time
 	workers int
+	// reconciled, when set, is called at the end of every Reconcile
+	// (tests count reconciles with it).
+	reconciled func(kind string, req ctrl.Request)
 }
 
 // Reconcile reads the spec and its children and writes the status when it
 // changed. A spec that is gone is forgotten.
 func (r *reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	if r.reconciled != nil {
+		defer r.reconciled(r.kind, req)
+	}
 	o := owner{kind: r.kind, key: req.NamespacedName}
 	requeue := false
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {

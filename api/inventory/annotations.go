@@ -18,10 +18,9 @@ const (
 	UpdatePolicy    = Prefix + "update-policy"
 	DeletePolicy    = Prefix + "delete-policy"
 	StatusHint      = Prefix + "status-hint"
-	// Hook marks an object that runs as a lifecycle hook rather than as a
-	// regular object (from a Helm hook): a comma-separated list of
-	// HookPreInstall, HookPostInstall. Each GitOps dialect maps it to its
-	// engine's hooks.
+	// Hook marks a Helm hook the renderer kept: a comma-separated list of
+	// HookValues. Argo CD may create a post-install hook only after the
+	// spec's wave is healthy, and a hook may be deleted once it succeeded.
 	Hook = Prefix + "hook"
 )
 
@@ -30,6 +29,9 @@ const (
 	HookPreInstall  = "pre-install"
 	HookPostInstall = "post-install"
 )
+
+// HookValues lists the values a wavesmith.io/hook list may hold.
+var HookValues = []string{HookPreInstall, HookPostInstall}
 
 // Annotations written on the rendered copy of a spec.
 const (
