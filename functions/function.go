@@ -89,16 +89,17 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 	}
 
 	// Specs keep what the user wrote; only the inventory annotations change.
-	specs := map[manifest.Key]*manifest.Object{}
+	specs := map[manifest.Key]*render.Item{}
 	for _, s := range res.Specs {
-		specs[s.Object.Key()] = s.Object
+		specs[s.Object.Key()] = s
 	}
 	for _, item := range kept {
-		s, ok := specs[itemKey(item)]
+		sitem, ok := specs[itemKey(item)]
 		if !ok {
 			continue
 		}
-		for _, a := range []string{inventory.Inventory, inventory.RenderDigest} {
+		s := sitem.Object
+		for _, a := range sitem.Written {
 			v, _ := s.Annotation(a)
 			if err := item.PipeE(yaml.SetAnnotation(a, v)); err != nil {
 				return fmt.Errorf("set %s on %s: %w", a, s.Key(), err)
@@ -246,12 +247,8 @@ func specConfig(fc *yaml.RNode, opts render.Options) *yaml.RNode {
 	if fc == nil || fc.IsNilOrEmpty() {
 		return nil
 	}
-	gens := opts.Generators
-	if gens == nil {
-		gens = render.DefaultGenerators()
-	}
 	g, _ := manifest.SplitAPIVersion(fc.GetApiVersion())
-	if _, ok := gens[g+"/"+fc.GetKind()]; !ok {
+	if _, ok := opts.Generators[g+"/"+fc.GetKind()]; !ok {
 		return nil
 	}
 	spec := fc.Copy()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/render"
 )
 
@@ -63,7 +64,7 @@ items:
 func process(t *testing.T, in string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	err := Run(context.Background(), strings.NewReader(in), &out, render.Options{Dialects: render.AllDialects})
+	err := Run(context.Background(), strings.NewReader(in), &out, render.Options{Generators: builtin.Registry()})
 	return out.String(), err
 }
 

@@ -3,6 +3,7 @@ package generators
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/wavesmith/wavesmith/manifest"
 )
@@ -63,3 +64,83 @@ type Result struct {
 	// has none of its own (the engine fills the rest).
 	SpecLabels map[string]string
 }
+
+// Registry maps "group/Kind" to the generator of that spec kind. Each door
+// (CLI, KRM function, Argo CD plugin) passes one to the engine; package
+// generators/builtin has wavesmith's.
+type Registry map[string]Generator
+
+// Lookup returns the generator of o's kind.
+func (r Registry) Lookup(o *manifest.Object) (Generator, bool) {
+	g, ok := r[o.Group()+"/"+o.Kind()]
+	return g, ok
+}
+
+// Kinds returns the "group/Kind" of every spec kind, sorted.
+func (r Registry) Kinds() []string {
+	out := make([]string, 0, len(r))
+	for k := range r {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// The optional interfaces below let a generator tell the engine what it
+// needs beyond Generate, so that the engine knows no spec kind.
+
+// Reader is implemented by generators whose specs read files besides their
+// own (a chart, a kustomization, values files). The engine keeps those
+// files out of the inputs, and refuses a spec that reads another spec's
+// file or its own.
+type Reader interface {
+	// Reads returns what spec reads, as written in the spec: paths
+	// relative to the folder of the spec's file.
+	Reads(spec *manifest.Object) []Read
+}
+
+// Read is one file or folder a spec reads.
+type Read struct {
+	// Field is the spec field that names it ("spec.valuesFiles[0]").
+	Field string
+	// Path is relative to the folder of the spec's file.
+	Path string
+}
+
+// Dependent is implemented by generators whose specs depend on other specs:
+// a spec's objects are applied after the objects of the specs it depends
+// on.
+type Dependent interface {
+	// DependsOn returns what spec depends on, in the order it lists them.
+	DependsOn(spec *manifest.Object) []Dependency
+}
+
+// Dependency names a spec another one depends on.
+type Dependency struct {
+	// Field is the spec field that names it ("spec.dependsOn[0]").
+	Field string
+	// Group and Kind of the spec depended on; Namespace defaults to the
+	// dependent's. An empty Name is an error the engine reports at Field.
+	Group, Kind, Namespace, Name string
+}
+
+// Waver is implemented by generators whose specs set the wave of their
+// objects in a field (a Component's spec.wave); without it, a spec's
+// wavesmith.io/apply-order annotation does.
+type Waver interface {
+	// Wave returns the wave spec sets and the field that sets it, ok false
+	// when it sets none.
+	Wave(spec *manifest.Object) (wave int, field string, ok bool)
+}
+
+// TypeManager is implemented by generators whose specs name further types
+// whose instances come after the regular objects of their wave (as for the
+// instances of a CRD of the render).
+type TypeManager interface {
+	// ManagedTypes returns the patterns: Group "*", "*.suffix" or exact;
+	// Kind "*" or exact.
+	ManagedTypes(spec *manifest.Object) []TypePattern
+}
+
+// TypePattern matches types by group and kind.
+type TypePattern struct{ Group, Kind string }

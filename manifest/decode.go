@@ -62,7 +62,7 @@ func Decode(file string, data []byte) ([]*Object, error) {
 		if !ok {
 			return nil, &Error{File: file, Line: root.Line, Err: fmt.Errorf("%w: document %d is a %s, not a mapping", ErrNotObject, index, nodeKind(root))}
 		}
-		obj := &Object{Map: m, Source: Source{File: file, Index: index, Line: root.Line}, pos: c.pos}
+		obj := &Object{Map: m, Source: Source{File: file, Index: index, Line: root.Line}, pos: c.pos, yaml11: c.fixes}
 		items, err := expandList(obj)
 		if err != nil {
 			return nil, err
@@ -90,7 +90,7 @@ func expandList(obj *Object) ([]*Object, error) {
 		if !ok {
 			return nil, &Error{File: obj.Source.File, Line: obj.Source.Line, Field: fmt.Sprintf("items[%d]", i), Err: fmt.Errorf("%w: not a mapping", ErrNotObject)}
 		}
-		item := &Object{Map: m, Source: Source{File: obj.Source.File, Index: i, Line: obj.Line(fmt.Sprintf("items[%d]", i))}}
+		item := &Object{Map: m, Source: Source{File: obj.Source.File, Index: i, Line: obj.Line(fmt.Sprintf("items[%d]", i))}, yaml11: obj.fixesBelow(pathElem{key: "items"}, pathElem{index: i, seq: true})}
 		if err := checkObject(item); err != nil {
 			return nil, err
 		}
@@ -116,6 +116,10 @@ type converter struct {
 	budget int
 	pos    map[string]int
 	depth  int
+	// segs is the path of the node being converted; fixes collects the
+	// plain scalars YAML 1.1 reads differently (see yaml11.go).
+	segs  []pathElem
+	fixes []yaml11Fix
 }
 
 const maxDepth = 200
@@ -149,7 +153,9 @@ func (c *converter) value(n *yaml.Node, path string) (any, error) {
 		for i, e := range n.Content {
 			p := path + "[" + strconv.Itoa(i) + "]"
 			c.record(p, e.Line)
+			c.segs = append(c.segs, pathElem{index: i, seq: true})
 			v, err := c.value(e, p)
+			c.segs = c.segs[:len(c.segs)-1]
 			if err != nil {
 				return nil, err
 			}
@@ -157,7 +163,11 @@ func (c *converter) value(n *yaml.Node, path string) (any, error) {
 		}
 		return s, nil
 	case yaml.ScalarNode:
-		return c.scalar(n)
+		v, err := c.scalar(n)
+		if err == nil {
+			c.noteScalar(n, v)
+		}
+		return v, err
 	}
 	return nil, &Error{File: c.file, Line: n.Line, Err: fmt.Errorf("%w: unexpected %s", ErrSyntax, nodeKind(n))}
 }
@@ -186,7 +196,10 @@ func (c *converter) mapping(n *yaml.Node, path string, m map[string]any) error {
 		}
 		explicit[key] = true
 		c.record(join(path, key), kn.Line)
+		c.noteKey(kn)
+		c.segs = append(c.segs, pathElem{key: key})
 		v, err := c.value(vn, join(path, key))
+		c.segs = c.segs[:len(c.segs)-1]
 		if err != nil {
 			return err
 		}
@@ -199,6 +212,7 @@ func (c *converter) mapping(n *yaml.Node, path string, m map[string]any) error {
 			sources = mn.Content
 		}
 		for _, s := range sources {
+			mark := len(c.fixes)
 			v, err := c.value(s, "")
 			if err != nil {
 				return err
@@ -207,11 +221,14 @@ func (c *converter) mapping(n *yaml.Node, path string, m map[string]any) error {
 			if !ok {
 				return &Error{File: c.file, Line: s.Line, Field: path, Err: fmt.Errorf("%w: merge value is not a mapping", ErrSyntax)}
 			}
+			taken := map[string]bool{}
 			for k, e := range sm {
 				if _, has := m[k]; !has {
 					m[k] = e
+					taken[k] = true
 				}
 			}
+			c.keepMergedFixes(mark, taken)
 		}
 	}
 	return nil

@@ -22,6 +22,9 @@ type Object struct {
 	Source Source
 	// pos maps a dotted field path to its line, for error messages.
 	pos map[string]int
+	// yaml11 lists the plain scalars of the source that YAML 1.1 reads
+	// differently (see YAML11).
+	yaml11 []yaml11Fix
 }
 
 // New returns an object holding m, with no source.
@@ -185,7 +188,7 @@ func (o *Object) Line(path string) int {
 
 // DeepCopy returns a copy sharing nothing with o.
 func (o *Object) DeepCopy() *Object {
-	c := &Object{Map: DeepCopyValue(o.Map).(map[string]any), Source: o.Source, pos: o.pos}
+	c := &Object{Map: DeepCopyValue(o.Map).(map[string]any), Source: o.Source, pos: o.pos, yaml11: o.yaml11}
 	return c
 }
 

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -65,7 +66,7 @@ func decodeAndRender(b *testing.B, in []byte) *Result {
 	if err != nil {
 		b.Fatal(err)
 	}
-	res, err := Render(context.Background(), objs, Options{Dialects: AllDialects, DiscardObjects: true})
+	res, err := Render(context.Background(), objs, Options{Generators: builtin.Registry(), DiscardObjects: true})
 	if err != nil {
 		b.Fatal(err)
 	}

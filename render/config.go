@@ -5,11 +5,24 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 )
+
+// SplitList splits a comma-separated list, dropping empty items.
+func SplitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
 
 // OptionsFromConfig turns a RenderConfig spec (the KRM functionConfig, or
 // the CLI's flags) into engine options. Empty fields keep the defaults:
@@ -25,16 +38,12 @@ func OptionsFromConfig(c v1alpha1.RenderConfigSpec) (Options, error) {
 	} else {
 		o.Platform = PlatformFromAPIVersions(c.APIVersions)
 	}
-	if c.Dialects == nil {
-		o.Dialects = AllDialects
-	} else {
-		for _, d := range c.Dialects {
-			ds, err := ParseDialects(d)
-			if err != nil {
-				return o, fmt.Errorf("%w: %v", ErrOptions, err)
-			}
-			o.Dialects = append(o.Dialects, ds...)
+	if c.Dialects != nil {
+		ds, err := engines.ParseDialects(strings.Join(c.Dialects, ","))
+		if err != nil {
+			return o, fmt.Errorf("%w: %v", ErrOptions, err)
 		}
+		o.Dialects = ds
 	}
 	if c.Wave != nil {
 		o.Defaults[inventory.ApplyOrder] = strconv.Itoa(int(*c.Wave))

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/internal/golden"
 	"github.com/wavesmith/wavesmith/manifest"
 )
@@ -26,7 +27,7 @@ func renderExamples(t testing.TB, p generators.Platform) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Render(context.Background(), objs, Options{Platform: p, Dialects: AllDialects})
+	res, err := Render(context.Background(), objs, Options{Generators: builtin.Registry(), Platform: p})
 	if err != nil {
 		t.Fatal(err)
 	}

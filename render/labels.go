@@ -80,25 +80,6 @@ func checkMetadata(obj *manifest.Object) error {
 	return nil
 }
 
-// stripApplierMarkers removes the tracking markers Argo CD and Flux set on
-// apply, and returns a warning for each one removed.
-func stripApplierMarkers(obj *manifest.Object) []manifest.Warning {
-	var warns []manifest.Warning
-	for _, a := range []string{ArgoTrackingID} {
-		if _, ok := obj.Annotation(a); ok {
-			obj.DeleteAnnotation(a)
-			warns = append(warns, obj.Warn(annotationPath(a), "removed: the applier sets this marker itself"))
-		}
-	}
-	for _, l := range []string{FluxName, FluxNamespace} {
-		if _, ok := obj.Labels()[l]; ok {
-			obj.DeleteLabel(l)
-			warns = append(warns, obj.Warn("metadata.labels."+l, "removed: the applier sets this marker itself"))
-		}
-	}
-	return warns
-}
-
 func typeName(v any) string {
 	switch v.(type) {
 	case nil:

@@ -3,35 +3,20 @@ package render
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
+	"github.com/wavesmith/wavesmith/gitops"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/manifest"
-)
-
-// Engine annotations written by the dialects.
-const (
-	ArgoSyncWave    = "argocd.argoproj.io/sync-wave"
-	ArgoSyncOptions = "argocd.argoproj.io/sync-options"
-	ArgoHook        = "argocd.argoproj.io/hook"
-	ArgoTrackingID  = "argocd.argoproj.io/tracking-id"
-
-	FluxSSA       = "kustomize.toolkit.fluxcd.io/ssa"
-	FluxForce     = "kustomize.toolkit.fluxcd.io/force"
-	FluxPrune     = "kustomize.toolkit.fluxcd.io/prune"
-	FluxName      = "kustomize.toolkit.fluxcd.io/name"
-	FluxNamespace = "kustomize.toolkit.fluxcd.io/namespace"
 )
 
 // lifecycle is the resolved set of waves and policies of one object.
 type lifecycle struct {
-	applyOrder, deleteOrder int
-	purgeOrder              *int
-	adoption, reconcile     string
-	update, delete          string
-	statusHint              string
+	gitops.Lifecycle
 	// from tells, per native annotation, where the value came from.
 	from map[string]origin
 }
@@ -57,6 +42,8 @@ func checkLifecycleValue(key, v string) (string, error) {
 		return strings.TrimSpace(v), nil
 	case inventory.StatusHint:
 		return v, checkStatusHint(v)
+	case inventory.Hook:
+		return checkHook(v)
 	}
 	allowed, ok := inventory.Allowed[key]
 	if !ok {
@@ -89,6 +76,26 @@ func checkStatusHint(v string) error {
 	return nil
 }
 
+// checkHook validates a wavesmith.io/hook value and returns it sorted.
+func checkHook(v string) (string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, h := range strings.Split(v, ",") {
+		h = strings.TrimSpace(h)
+		switch h {
+		case inventory.HookPreInstall, inventory.HookPostInstall:
+			if !seen[h] {
+				out = append(out, h)
+				seen[h] = true
+			}
+		default:
+			return "", fmt.Errorf("%w: hook %q is not one of %s, %s", ErrAnnotation, h, inventory.HookPreInstall, inventory.HookPostInstall)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, ","), nil
+}
+
 func toKebab(s string) string {
 	if strings.ContainsAny(s, "-") || strings.ToLower(s) == s {
 		return s
@@ -106,10 +113,112 @@ func toKebab(s string) string {
 	return b.String()
 }
 
+// knownAnnotations are the wavesmith.io/* annotations an input may carry:
+// the lifecycle vocabulary, and what a render writes (a rendered object fed
+// back keeps them).
+var knownAnnotations = []string{
+	inventory.ApplyOrder, inventory.DeleteOrder, inventory.PurgeOrder,
+	inventory.AdoptionPolicy, inventory.ReconcilePolicy, inventory.UpdatePolicy, inventory.DeletePolicy,
+	inventory.StatusHint, inventory.Hook,
+	inventory.Inventory, inventory.RenderDigest, inventory.SpecDigest,
+}
+
+// checkKnownAnnotations refuses wavesmith.io/* annotations wavesmith does
+// not know (a misspelt wavesmith.io/aply-order would otherwise be ignored
+// and leave the object in the default wave), suggesting the closest known
+// one.
+func checkKnownAnnotations(obj *manifest.Object) error {
+	var errs []error
+	keys := make([]string, 0, len(obj.Annotations()))
+	for k := range obj.Annotations() {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !strings.HasPrefix(k, inventory.Prefix) || isKnownAnnotation(k) {
+			continue
+		}
+		msg := "unknown wavesmith annotation"
+		if s := closest(k, knownAnnotations); s != "" {
+			msg += fmt.Sprintf(" (did you mean %s?)", s)
+		}
+		errs = append(errs, obj.FieldError(annotationPath(k), fmt.Errorf("%w: %s", ErrAnnotation, msg)))
+	}
+	return errors.Join(errs...)
+}
+
+func isKnownAnnotation(k string) bool {
+	for _, a := range knownAnnotations {
+		if a == k {
+			return true
+		}
+	}
+	return false
+}
+
+// closest returns the candidate nearest to s by edit distance, if near
+// enough to be a likely typo.
+func closest(s string, candidates []string) string {
+	best, bestD := "", len(s)/2+1
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// adoptEngineWaves takes an object's wave written in an engine's own
+// vocabulary (a chart's argocd.argoproj.io/sync-wave) as its apply-order
+// when it has none, so that every engine applies it in that wave; one that
+// contradicts its apply-order is an error.
+func adoptEngineWaves(obj *manifest.Object) error {
+	own, hasOwn := obj.Annotation(inventory.ApplyOrder)
+	for _, d := range engines.Dialects() {
+		w, ok, err := d.Wave(obj)
+		if !ok {
+			continue
+		}
+		if err != nil {
+			return obj.FieldError("metadata.annotations", fmt.Errorf("%w: %s wave: %v", ErrAnnotation, d.Name(), err))
+		}
+		if !hasOwn {
+			own, hasOwn = strconv.Itoa(w), true
+			obj.SetAnnotation(inventory.ApplyOrder, own)
+			continue
+		}
+		if n, err := inventory.ParseOrder(strings.TrimSpace(own)); err == nil && n != w {
+			return obj.FieldError(annotationPath(inventory.ApplyOrder), fmt.Errorf("%w: apply-order %d contradicts the %s wave %d the object also sets; keep one of them", ErrAnnotation, n, d.Name(), w))
+		}
+	}
+	return nil
+}
+
 // resolve computes the lifecycle of obj: its own annotations, then the
 // spec's defaults, then the render options, then wavesmith's defaults.
 func resolve(obj *manifest.Object, spec map[string]string, opts *Options) (lifecycle, error) {
 	lc := lifecycle{from: make(map[string]origin, len(lifecycleKeys))}
+	lc.Explicit = map[string]bool{}
 	own := obj.Annotations()
 	var errs []error
 	for _, key := range lifecycleKeys {
@@ -130,6 +239,7 @@ func resolve(obj *manifest.Object, spec map[string]string, opts *Options) (lifec
 		if !have {
 			continue
 		}
+		lc.Explicit[key] = lc.from[key] == fromObject || lc.from[key] == fromSpec
 		nv, err := checkLifecycleValue(key, v)
 		if err != nil {
 			errs = append(errs, obj.FieldError(annotationPath(key), err))
@@ -137,33 +247,40 @@ func resolve(obj *manifest.Object, spec map[string]string, opts *Options) (lifec
 		}
 		switch key {
 		case inventory.ApplyOrder:
-			lc.applyOrder, _ = strconv.Atoi(nv)
+			lc.ApplyOrder, _ = strconv.Atoi(nv)
 		case inventory.DeleteOrder:
-			lc.deleteOrder, _ = strconv.Atoi(nv)
+			lc.DeleteOrder, _ = strconv.Atoi(nv)
 		case inventory.PurgeOrder:
 			n, _ := strconv.Atoi(nv)
-			lc.purgeOrder = &n
+			lc.PurgeOrder = &n
 		case inventory.AdoptionPolicy:
-			lc.adoption = nv
+			lc.Adoption = nv
 		case inventory.ReconcilePolicy:
-			lc.reconcile = nv
+			lc.Reconcile = nv
 		case inventory.UpdatePolicy:
-			lc.update = nv
+			lc.Update = nv
 		case inventory.DeletePolicy:
-			lc.delete = nv
+			lc.Delete = nv
 		case inventory.StatusHint:
-			lc.statusHint = nv
+			lc.StatusHint = nv
 		}
 	}
+	if h, ok := obj.Annotation(inventory.Hook); ok {
+		nv, err := checkHook(h)
+		if err != nil {
+			errs = append(errs, obj.FieldError(annotationPath(inventory.Hook), err))
+		}
+		lc.Hook = nv
+	}
 	for key, p := range map[string]*string{
-		inventory.AdoptionPolicy: &lc.adoption, inventory.ReconcilePolicy: &lc.reconcile,
-		inventory.UpdatePolicy: &lc.update, inventory.DeletePolicy: &lc.delete,
+		inventory.AdoptionPolicy: &lc.Adoption, inventory.ReconcilePolicy: &lc.Reconcile,
+		inventory.UpdatePolicy: &lc.Update, inventory.DeletePolicy: &lc.Delete,
 	} {
 		if *p == "" {
 			*p = inventory.Allowed[key][0]
 		}
 	}
-	if lc.purgeOrder != nil && isManagedTypeKind(obj) {
+	if lc.PurgeOrder != nil && isManagedTypeKind(obj) {
 		errs = append(errs, obj.FieldError(annotationPath(inventory.PurgeOrder), fmt.Errorf("%w: purge-order is not allowed on a %s", ErrAnnotation, obj.Kind())))
 	}
 	return lc, errors.Join(errs...)
@@ -181,140 +298,65 @@ func annotationPath(key string) string {
 	return "metadata.annotations." + key
 }
 
-// explicit reports whether the value of key was chosen by the user on the
-// object or its spec (not a default).
-func (lc *lifecycle) explicit(key string) bool {
-	o := lc.from[key]
-	return o == fromObject || o == fromSpec
-}
-
 // annotate writes the native annotations and those of each dialect, and
 // returns a warning for every explicit policy an engine cannot express.
 func (lc *lifecycle) annotate(obj *manifest.Object, opts *Options, specDigest string) []manifest.Warning {
-	obj.SetAnnotation(inventory.ApplyOrder, strconv.Itoa(lc.applyOrder))
-	obj.SetAnnotation(inventory.DeleteOrder, strconv.Itoa(lc.deleteOrder))
-	if lc.purgeOrder != nil {
-		obj.SetAnnotation(inventory.PurgeOrder, strconv.Itoa(*lc.purgeOrder))
+	obj.SetAnnotation(inventory.ApplyOrder, strconv.Itoa(lc.ApplyOrder))
+	obj.SetAnnotation(inventory.DeleteOrder, strconv.Itoa(lc.DeleteOrder))
+	if lc.PurgeOrder != nil {
+		obj.SetAnnotation(inventory.PurgeOrder, strconv.Itoa(*lc.PurgeOrder))
 	}
-	obj.SetAnnotation(inventory.AdoptionPolicy, lc.adoption)
-	obj.SetAnnotation(inventory.ReconcilePolicy, lc.reconcile)
-	obj.SetAnnotation(inventory.UpdatePolicy, lc.update)
-	obj.SetAnnotation(inventory.DeletePolicy, lc.delete)
-	if lc.statusHint != "" {
-		obj.SetAnnotation(inventory.StatusHint, lc.statusHint)
+	obj.SetAnnotation(inventory.AdoptionPolicy, lc.Adoption)
+	obj.SetAnnotation(inventory.ReconcilePolicy, lc.Reconcile)
+	obj.SetAnnotation(inventory.UpdatePolicy, lc.Update)
+	obj.SetAnnotation(inventory.DeletePolicy, lc.Delete)
+	if lc.StatusHint != "" {
+		obj.SetAnnotation(inventory.StatusHint, lc.StatusHint)
 	}
-	if lc.reconcile == inventory.ReconcileOnObjectOrComponentChange && specDigest != "" {
+	if lc.Hook != "" {
+		obj.SetAnnotation(inventory.Hook, lc.Hook)
+	}
+	if lc.Reconcile == inventory.ReconcileOnObjectOrComponentChange && specDigest != "" {
 		// Every engine re-applies an object whose manifest changed: bake
 		// the spec's digest in, so a spec change changes the object.
 		obj.SetAnnotation(inventory.SpecDigest, specDigest)
 	}
 	var warns []manifest.Warning
-	warn := func(d Dialect, key, format string, args ...any) {
-		warns = append(warns, obj.Warn(annotationPath(key), fmt.Sprintf("%s cannot express this: ", d)+fmt.Sprintf(format, args...)))
-	}
-	if opts.hasDialect(ArgoCD) {
-		lc.annotateArgo(obj, warn)
-	}
-	if opts.hasDialect(Flux) {
-		lc.annotateFlux(obj, warn)
+	for _, d := range opts.Dialects {
+		warns = append(warns, d.Annotate(obj, &lc.Lifecycle)...)
 	}
 	return warns
 }
 
-type warnFunc func(d Dialect, key, format string, args ...any)
-
-func (lc *lifecycle) annotateArgo(obj *manifest.Object, warn warnFunc) {
-	setIfAbsent(obj, ArgoSyncWave, strconv.Itoa(lc.applyOrder))
-	var opts []string
-	switch lc.update {
-	case inventory.UpdateReplace:
-		opts = append(opts, "Replace=true")
-	case inventory.UpdateRecreate:
-		opts = append(opts, "Replace=true", "Force=true")
-	default: // ssa-merge, ssa-override
-		opts = append(opts, "ServerSideApply=true")
-	}
-	switch lc.delete {
-	case inventory.DeleteOrphan:
-		opts = append(opts, "Prune=false", "Delete=false")
-	case inventory.DeleteOrphanOnApply:
-		opts = append(opts, "Prune=false")
-	case inventory.DeleteOrphanOnDelete:
-		opts = append(opts, "Delete=false")
-	}
-	mergeSyncOptions(obj, opts)
-	_, isHook := obj.Annotation(ArgoHook)
-	if lc.reconcile == inventory.ReconcileOnce && lc.explicit(inventory.ReconcilePolicy) && !isHook {
-		warn(ArgoCD, inventory.ReconcilePolicy, "reconcile-policy once (Argo CD re-applies on every sync; consider ignoreDifferences on the Application)")
-	}
-	if lc.adoption != inventory.AdoptionIfUnowned && lc.explicit(inventory.AdoptionPolicy) {
-		warn(ArgoCD, inventory.AdoptionPolicy, "adoption-policy %s per object (only the Application-wide FailOnSharedResource exists)", lc.adoption)
-	}
-	if lc.deleteOrder != 0 && lc.explicit(inventory.DeleteOrder) {
-		warn(ArgoCD, inventory.DeleteOrder, "delete-order %d (Argo CD prunes in reverse sync-wave order)", lc.deleteOrder)
-	}
-	if lc.purgeOrder != nil && !isHook {
-		warn(ArgoCD, inventory.PurgeOrder, "purge-order %d on an object that is not a hook", *lc.purgeOrder)
-	}
-}
-
-func (lc *lifecycle) annotateFlux(obj *manifest.Object, warn warnFunc) {
-	switch {
-	case lc.reconcile == inventory.ReconcileOnce:
-		setIfAbsent(obj, FluxSSA, "IfNotPresent")
-	case lc.update == inventory.UpdateSSAMerge:
-		setIfAbsent(obj, FluxSSA, "Merge")
-	}
-	switch lc.update {
-	case inventory.UpdateRecreate:
-		setIfAbsent(obj, FluxForce, "Enabled")
-	case inventory.UpdateReplace:
-		if lc.explicit(inventory.UpdatePolicy) {
-			warn(Flux, inventory.UpdatePolicy, "update-policy replace (Flux always uses server-side apply)")
+// stripApplierMarkers removes the markers the appliers of every engine set
+// themselves (Argo CD's tracking id, Flux's owner labels), and returns a
+// warning for each one removed.
+func stripApplierMarkers(obj *manifest.Object) []manifest.Warning {
+	var warns []manifest.Warning
+	for _, e := range engines.All() {
+		annotations, labels := e.Markers()
+		for _, a := range annotations {
+			if _, ok := obj.Annotation(a); ok {
+				obj.DeleteAnnotation(a)
+				warns = append(warns, obj.Warn(annotationPath(a), "removed: the applier sets this marker itself"))
+			}
+		}
+		for _, l := range labels {
+			if _, ok := obj.Labels()[l]; ok {
+				obj.DeleteLabel(l)
+				warns = append(warns, obj.Warn("metadata.labels."+l, "removed: the applier sets this marker itself"))
+			}
 		}
 	}
-	switch lc.delete {
-	case inventory.DeleteOrphan, inventory.DeleteOrphanOnApply:
-		setIfAbsent(obj, FluxPrune, "Disabled")
-	case inventory.DeleteOrphanOnDelete:
-		warn(Flux, inventory.DeletePolicy, "delete-policy orphan-on-delete per object (only the Kustomization's deletionPolicy: Orphan)")
-	}
-	if lc.adoption != inventory.AdoptionIfUnowned && lc.explicit(inventory.AdoptionPolicy) {
-		warn(Flux, inventory.AdoptionPolicy, "adoption-policy %s (Flux takes over existing objects)", lc.adoption)
-	}
-	if lc.deleteOrder != 0 && lc.explicit(inventory.DeleteOrder) {
-		warn(Flux, inventory.DeleteOrder, "delete-order %d (Flux prunes without order)", lc.deleteOrder)
-	}
-	if lc.purgeOrder != nil {
-		warn(Flux, inventory.PurgeOrder, "purge-order %d (Flux re-creates deleted objects)", *lc.purgeOrder)
-	}
+	return warns
 }
 
-func setIfAbsent(obj *manifest.Object, key, value string) {
-	if _, ok := obj.Annotation(key); !ok {
-		obj.SetAnnotation(key, value)
+// defaultWarnings reports, once, render-wide defaults an engine cannot
+// express.
+func defaultWarnings(opts *Options) []manifest.Warning {
+	var w []manifest.Warning
+	for _, d := range opts.Dialects {
+		w = append(w, d.DefaultWarnings(opts.Defaults)...)
 	}
-}
-
-// mergeSyncOptions adds options whose key the object does not set yet;
-// the object's own options come first and win.
-func mergeSyncOptions(obj *manifest.Object, add []string) {
-	cur, _ := obj.Annotation(ArgoSyncOptions)
-	var out []string
-	seen := map[string]bool{}
-	for _, o := range strings.Split(cur, ",") {
-		if o = strings.TrimSpace(o); o != "" {
-			out = append(out, o)
-			seen[strings.SplitN(o, "=", 2)[0]] = true
-		}
-	}
-	for _, o := range add {
-		if k := strings.SplitN(o, "=", 2)[0]; !seen[k] {
-			out = append(out, o)
-			seen[k] = true
-		}
-	}
-	if len(out) > 0 {
-		obj.SetAnnotation(ArgoSyncOptions, strings.Join(out, ","))
-	}
+	return w
 }

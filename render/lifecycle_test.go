@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -86,7 +87,7 @@ func TestDecorateAnnotations(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			o := configMap(tc.annotations)
-			res, err := Render(context.Background(), []*manifest.Object{o}, Options{Defaults: tc.defaults, Dialects: AllDialects})
+			res, err := Render(context.Background(), []*manifest.Object{o}, Options{Generators: builtin.Registry(), Defaults: tc.defaults})
 			if err != nil {
 				t.Fatalf("%s: %v", tc.reason, err)
 			}
@@ -112,7 +113,7 @@ func TestDecorateAnnotations(t *testing.T) {
 func TestDecorateLabels(t *testing.T) {
 	o := configMap(nil)
 	o.SetLabel("app.kubernetes.io/name", "mine")
-	res, err := Render(context.Background(), []*manifest.Object{o}, Options{PartOf: "shop"})
+	res, err := Render(context.Background(), []*manifest.Object{o}, Options{Generators: builtin.Registry(), PartOf: "shop"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,11 +173,11 @@ func TestSpecInventoryAndPrecedence(t *testing.T) {
 	want := []row{
 		// the Service: generator defaults > spec annotations > render defaults
 		{"Service/default/w", "1", "ssa-merge", "orphan"},
-		// the spec, a custom resource after known kinds: its own
-		// annotations, then the render defaults
-		{"Widget.example.com/default/w", "1", "replace", "orphan"},
 		// the Deployment's own annotation wins
 		{"Deployment.apps/default/w", "5", "ssa-merge", "orphan"},
+		// the spec: its own annotations, then the render defaults; its
+		// wave is its last child's (5), not its own (1)
+		{"Widget.example.com/default/w", "5", "replace", "orphan"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("precedence and order: -want +got:\n%s", diff)
@@ -253,7 +254,7 @@ func TestRenderErrors(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := Render(context.Background(), tc.objs, Options{})
+			_, err := Render(context.Background(), tc.objs, Options{Generators: builtin.Registry()})
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("%s: want %v, got %v", tc.reason, tc.wantErr, err)
 			}

@@ -206,17 +206,24 @@ func skipFile(name string) bool {
 // FindRoot returns the nearest folder at or above dir holding .git, or dir
 // itself when there is none: the folder sources may not leave.
 func FindRoot(dir string) string {
+	root, _ := FindRepository(dir)
+	return root
+}
+
+// FindRepository returns the nearest folder at or above dir holding .git
+// and true, or dir (absolute) and false when there is none.
+func FindRepository(dir string) (string, bool) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return dir
+		return dir, false
 	}
 	for d := abs; ; {
 		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return d
+			return d, true
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			return abs
+			return abs, false
 		}
 		d = parent
 	}
@@ -238,3 +245,7 @@ func WithoutComponentSources(objs []*manifest.Object) []*manifest.Object {
 	}
 	return out
 }
+
+// componentGK: until Load takes the generators' Reader interface, the
+// Component kind whose sources it skips.
+const componentGK = "wavesmith.io/Component"

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/wavesmith/wavesmith/generators"
 )
 
 // kindOrder is the order of kinds within a wave: Namespaces and CRDs
@@ -71,30 +73,27 @@ func sortItems(items []*Item) {
 // markManagedInstances ranks the instances of managed types after the
 // regular objects of their wave, as component-operator-runtime applies
 // them once their operator runs: types defined by a CRD in the set, and
-// those a Component lists in spec.additionalManagedTypes.
-func markManagedInstances(res *Result) {
+// those a spec names (generators.TypeManager, e.g. a Component's
+// spec.additionalManagedTypes).
+func markManagedInstances(res *Result, reg generators.Registry) {
 	defined := map[string]bool{}
 	for _, it := range res.Items {
 		if it.defines != "" {
 			defined[it.defines] = true
 		}
 	}
-	matchers := make([][][2]string, len(res.Specs))
+	matchers := make([][]generators.TypePattern, len(res.Specs))
 	for i, s := range res.Specs {
-		spec, _ := s.Object.Map["spec"].(map[string]any)
-		list, _ := spec["additionalManagedTypes"].([]any)
-		for _, e := range list {
-			m, _ := e.(map[string]any)
-			g, _ := m["group"].(string)
-			k, _ := m["kind"].(string)
-			matchers[i] = append(matchers[i], [2]string{g, k})
+		g, _ := reg.Lookup(s.Object)
+		if tm, ok := g.(generators.TypeManager); ok {
+			matchers[i] = tm.ManagedTypes(s.Object)
 		}
 	}
 	for _, it := range res.Items {
 		managed := defined[it.Key.Group+"/"+it.Key.Kind]
 		if !managed && it.Role == Child {
 			for _, m := range matchers[it.Spec] {
-				managed = managed || matchType(m[0], it.Key.Group) && (m[1] == "*" || m[1] == it.Key.Kind)
+				managed = managed || matchType(m.Group, it.Key.Group) && (m.Kind == "*" || m.Kind == it.Key.Kind)
 			}
 		}
 		if managed && it.rank < rankManaged {

@@ -9,10 +9,10 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"maps"
 	"runtime"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -45,6 +45,11 @@ type Item struct {
 	Wave int
 	// YAML is the encoded object, without document separators.
 	YAML []byte
+	// Written lists, for a spec, the annotations the engine wrote on it
+	// (its inventory and digest; with Options.KeepInputs also the wave
+	// annotations of the dialects when its wave moved): what the KRM
+	// function copies onto the item the user wrote.
+	Written []string
 	// Key is the object's identity, fixed once generated; Ref adds its
 	// apiVersion.
 	Key manifest.Key
@@ -53,6 +58,7 @@ type Item struct {
 	defines string
 	rank    int
 	lc      lifecycle
+	owner   string
 }
 
 // Result is the rendered object set.
@@ -62,6 +68,8 @@ type Result struct {
 	// Specs are the spec items, in input order.
 	Specs    []*Item
 	Warnings []manifest.Warning
+	// deps are, per spec, the indices of the specs it depends on.
+	deps [][]int
 }
 
 // localConfig marks objects that are not cluster resources (kustomize and
@@ -93,12 +101,12 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	res := &Result{}
 	var errs []error
 	for _, o := range inputs {
-		if err := checkMetadata(o); err != nil {
+		if err := checkInput(o); err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		it := &Item{Object: o, Role: PassThrough, Spec: -1}
-		if _, ok := opts.Generators[o.Group()+"/"+o.Kind()]; ok {
+		if _, ok := opts.Generators.Lookup(o); ok {
 			it.Role = Spec
 			it.Spec = len(res.Specs)
 			if o.Namespace() == "" {
@@ -113,28 +121,24 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 		return nil, err
 	}
 
-	deps, err := dependencyGraph(res.Specs)
+	defWave, _ := strconv.Atoi(opts.Defaults[inventory.ApplyOrder])
+	plan, err := newWavePlan(res.Specs, opts.Generators, defWave)
 	if err != nil {
 		return nil, err
 	}
-	defWave, _ := strconv.Atoi(opts.Defaults[inventory.ApplyOrder])
+	res.deps = plan.deps
 	// Children: generated, decorated and encoded per spec, on all cores,
-	// level by level of Component dependencies.
+	// level by level of the specs' dependencies.
 	outs := make([]specOutput, len(res.Specs))
-	for _, level := range deps.levels {
+	for _, level := range plan.levels {
 		parallel(len(level), func(j int) {
 			i := level[j]
-			for _, d := range deps.deps[i] {
+			for _, d := range plan.deps[i] {
 				if outs[d].err != nil {
 					return // its dependency's error is reported
 				}
 			}
-			w, ok, err := deps.wave(i, res.Specs, outs, defWave)
-			if err != nil {
-				outs[i] = specOutput{err: err}
-				return
-			}
-			outs[i] = renderSpec(ctx, res.Specs[i], w, ok, deps.assigned[i], &opts)
+			outs[i] = renderSpec(ctx, res.Specs[i], plan, &opts)
 		})
 	}
 	inputItems := res.Items
@@ -148,17 +152,19 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 		return nil, err
 	}
 
-	// The objects of the input: pass-through objects and specs.
+	// The objects of the input: pass-through objects and specs. A spec
+	// lands in the wave the plan gives it.
 	warns := make([][]manifest.Warning, len(inputItems))
 	itemErrs := make([]error, len(inputItems))
 	parallel(len(inputItems), func(i int) {
 		it := inputItems[i]
-		decorateInput := !opts.KeepInputs
 		var specLabels map[string]string
+		wave := -1
 		if it.Role == Spec {
 			specLabels = outs[it.Spec].specLabels
+			wave = plan.wave[it.Spec]
 		}
-		warns[i], itemErrs[i] = decorate(it, nil, it.Object.Name(), specLabels, "", decorateInput, &opts)
+		warns[i], itemErrs[i] = decorateInput(it, specLabels, wave, &opts)
 	})
 	if err := sortedJoin(itemErrs); err != nil {
 		return nil, err
@@ -166,12 +172,12 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	for _, w := range warns {
 		res.Warnings = append(res.Warnings, w...)
 	}
-	res.Warnings = append(res.Warnings, configWarnings(&opts)...)
+	res.Warnings = append(res.Warnings, defaultWarnings(&opts)...)
 
 	if err := validateSet(res); err != nil {
 		return nil, err
 	}
-	markManagedInstances(res)
+	markManagedInstances(res, opts.Generators)
 	sortItems(res.Items)
 	parallel(len(inputItems), func(i int) {
 		if it := inputItems[i]; it.Role == PassThrough {
@@ -180,6 +186,19 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	})
 	writeInventories(res)
 	return res, nil
+}
+
+// checkInput checks an object as read: metadata, the wavesmith.io
+// annotations it may carry, and a wave in an engine's vocabulary, taken as
+// its apply-order.
+func checkInput(o *manifest.Object) error {
+	if err := checkMetadata(o); err != nil {
+		return err
+	}
+	if err := checkKnownAnnotations(o); err != nil {
+		return err
+	}
+	return adoptEngineWaves(o)
 }
 
 // specOutput is what rendering one spec gives.
@@ -192,13 +211,14 @@ type specOutput struct {
 
 // renderSpec generates the children of one spec, then decorates and
 // encodes each of them.
-func renderSpec(ctx context.Context, spec *Item, depWave int, hasDepWave bool, baseWave int, opts *Options) specOutput {
+func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options) specOutput {
 	if err := ctx.Err(); err != nil {
 		return specOutput{err: err}
 	}
 	o := spec.Object
-	g := opts.Generators[o.Group()+"/"+o.Kind()]
-	r, err := g.Generate(ctx, o, generators.Options{Platform: opts.Platform, KubeVersion: opts.KubeVersion, APIVersions: opts.APIVersions, Root: opts.Root, Wave: baseWave})
+	g, _ := opts.Generators.Lookup(o)
+	i := spec.Spec
+	r, err := g.Generate(ctx, o, generators.Options{Platform: opts.Platform, KubeVersion: opts.KubeVersion, APIVersions: opts.APIVersions, Root: opts.Root, Wave: plan.base(i)})
 	if err != nil {
 		var me *manifest.Error
 		if !errors.As(err, &me) {
@@ -207,14 +227,32 @@ func renderSpec(ctx context.Context, spec *Item, depWave int, hasDepWave bool, b
 		return specOutput{err: err}
 	}
 	out := specOutput{warnings: r.Warnings, specLabels: r.SpecLabels}
+	var errs []error
+	for _, c := range r.Objects {
+		if c.Source.File == "" {
+			c.Source = o.Source
+		}
+		if err := adoptEngineWaves(c); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return specOutput{err: err}
+	}
+	wave, err := plan.place(i, r.Objects)
+	if err != nil {
+		return specOutput{err: err}
+	}
 	defaults := map[string]string{}
 	for _, k := range lifecycleKeys {
 		if v, ok := o.Annotation(k); ok {
 			defaults[k] = v
 		}
 	}
-	var errs []error
 	for k, v := range r.Defaults {
+		if k == inventory.ApplyOrder {
+			continue // the plan decides the wave
+		}
 		nv, err := checkLifecycleValue(k, v)
 		if err != nil {
 			errs = append(errs, o.FieldError("spec", err))
@@ -222,39 +260,14 @@ func renderSpec(ctx context.Context, spec *Item, depWave int, hasDepWave bool, b
 		}
 		defaults[k] = nv
 	}
-	if hasDepWave {
-		// A dependent's earliest object must follow its dependencies. The
-		// generator placed some objects relative to depWave (Helm hooks
-		// before it, CRDs with the earliest): shift them all, and the
-		// default, so that the earliest lands on depWave.
-		earliest := depWave
-		for _, c := range r.Objects {
-			if v, ok := c.Annotation(inventory.ApplyOrder); ok {
-				if n, err := strconv.Atoi(v); err == nil && n < earliest {
-					earliest = n
-				}
-			}
-		}
-		shift := depWave - earliest
-		for _, c := range r.Objects {
-			if v, ok := c.Annotation(inventory.ApplyOrder); ok {
-				if n, err := strconv.Atoi(v); err == nil {
-					c.SetAnnotation(inventory.ApplyOrder, strconv.Itoa(n+shift))
-				}
-			}
-		}
-		defaults[inventory.ApplyOrder] = strconv.Itoa(depWave + shift)
-	}
+	defaults[inventory.ApplyOrder] = strconv.Itoa(wave)
 	specDigest := digest(encodeExact(&manifest.Object{Map: map[string]any{"spec": o.Map["spec"], "metadata": o.Map["metadata"]}}))
 	for _, c := range r.Objects {
-		if c.Source.File == "" {
-			c.Source = o.Source
-		}
 		if err := checkMetadata(c); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		it := &Item{Object: c, Role: Child, Spec: spec.Spec}
+		it := &Item{Object: c, Role: Child, Spec: i}
 		w, err := decorate(it, defaults, o.Name(), nil, specDigest, true, opts)
 		if err != nil {
 			errs = append(errs, err)
@@ -267,14 +280,49 @@ func renderSpec(ctx context.Context, spec *Item, depWave int, hasDepWave bool, b
 		}
 		out.children = append(out.children, it)
 	}
+	plan.record(i, wave, out.children)
 	out.err = errors.Join(errs...)
 	return out
+}
+
+// decorateInput resolves and, unless the options keep inputs as written,
+// writes the labels and annotations of an input object. wave is the wave
+// the plan gives a spec (-1 for pass-through objects): a spec's own
+// apply-order never comes before its last child. With KeepInputs, a spec
+// still gets the wave annotations of the dialects when its wave moved.
+func decorateInput(it *Item, specLabels map[string]string, wave int, opts *Options) ([]manifest.Warning, error) {
+	isSpec := it.Role == Spec
+	if !isSpec {
+		return decorate(it, nil, it.Object.Name(), nil, "", !opts.KeepInputs, opts)
+	}
+	w, err := decorate(it, nil, it.Object.Name(), specLabels, "", false, opts)
+	if err != nil {
+		return nil, err
+	}
+	moved := it.lc.ApplyOrder != wave
+	it.lc.ApplyOrder, it.Wave = wave, wave
+	if opts.KeepInputs {
+		if moved {
+			before := maps.Clone(it.Object.Annotations())
+			for _, d := range opts.Dialects {
+				d.SetWave(it.Object, wave)
+			}
+			for k, v := range it.Object.Annotations() {
+				if old, ok := before[k]; !ok || old != v {
+					it.Written = append(it.Written, k)
+				}
+			}
+			sort.Strings(it.Written)
+		}
+		return w, nil
+	}
+	return append(w, write(it, specLabels, "", opts)...), nil
 }
 
 // decorate resolves the item's waves and policies and, when write is set,
 // writes labels and annotations. owner names the spec the object belongs
 // to (its own name for specs and pass-through objects).
-func decorate(it *Item, defaults map[string]string, owner string, specLabels map[string]string, specDigest string, write bool, opts *Options) ([]manifest.Warning, error) {
+func decorate(it *Item, defaults map[string]string, owner string, specLabels map[string]string, specDigest string, doWrite bool, opts *Options) ([]manifest.Warning, error) {
 	o := it.Object
 	it.Key = o.Key()
 	it.Ref = o.Ref()
@@ -284,18 +332,25 @@ func decorate(it *Item, defaults map[string]string, owner string, specLabels map
 	if err != nil {
 		return nil, err
 	}
-	it.lc, it.Wave = lc, lc.applyOrder
-	if !write {
+	it.lc, it.Wave = lc, lc.ApplyOrder
+	it.owner = owner
+	if !doWrite {
 		return nil, nil
 	}
+	return write(it, specLabels, specDigest, opts), nil
+}
+
+// write writes the labels and annotations of a resolved item.
+func write(it *Item, specLabels map[string]string, specDigest string, opts *Options) []manifest.Warning {
+	o := it.Object
 	w := stripApplierMarkers(o)
 	for k, v := range specLabels {
 		if _, ok := o.Labels()[k]; !ok {
 			o.SetLabel(k, v)
 		}
 	}
-	addLabels(o, owner, opts)
-	return append(w, lc.annotate(o, opts, specDigest)...), nil
+	addLabels(o, it.owner, opts)
+	return append(w, it.lc.annotate(o, opts, specDigest)...)
 }
 
 // definedType returns "group/Kind" of the type a CRD defines, or "".
@@ -313,35 +368,6 @@ func definedType(o *manifest.Object) string {
 	return g + "/" + kind
 }
 
-// configWarnings reports, once, render-wide defaults an engine cannot
-// express.
-func configWarnings(opts *Options) []manifest.Warning {
-	var w []manifest.Warning
-	add := func(d Dialect, key, msg string) {
-		if opts.hasDialect(d) {
-			w = append(w, manifest.Warning{Field: "defaults." + strings.TrimPrefix(key, inventory.Prefix), Message: fmt.Sprintf("%s cannot express this: %s", d, msg)})
-		}
-	}
-	if opts.Defaults[inventory.ReconcilePolicy] == inventory.ReconcileOnce {
-		add(ArgoCD, inventory.ReconcilePolicy, "reconcile-policy once")
-	}
-	if v := opts.Defaults[inventory.AdoptionPolicy]; v != "" && v != inventory.AdoptionIfUnowned {
-		add(ArgoCD, inventory.AdoptionPolicy, "adoption-policy "+v)
-		add(Flux, inventory.AdoptionPolicy, "adoption-policy "+v)
-	}
-	if opts.Defaults[inventory.UpdatePolicy] == inventory.UpdateReplace {
-		add(Flux, inventory.UpdatePolicy, "update-policy replace")
-	}
-	if opts.Defaults[inventory.DeletePolicy] == inventory.DeleteOrphanOnDelete {
-		add(Flux, inventory.DeletePolicy, "delete-policy orphan-on-delete")
-	}
-	if v := opts.Defaults[inventory.DeleteOrder]; v != "" && v != "0" {
-		add(ArgoCD, inventory.DeleteOrder, "delete-order "+v)
-		add(Flux, inventory.DeleteOrder, "delete-order "+v)
-	}
-	return w
-}
-
 // writeInventories gives each spec its inventory and render digest, which
 // depend on its children's bytes, then encodes the spec.
 func writeInventories(res *Result) {
@@ -357,7 +383,8 @@ func writeInventories(res *Result) {
 		}
 		k := it.Key
 		_, version := manifest.SplitAPIVersion(it.Ref.APIVersion)
-		entries[it.Spec] = append(entries[it.Spec], inventory.Entry{Group: k.Group, Version: version, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name})
+		entries[it.Spec] = append(entries[it.Spec], inventory.Entry{Group: k.Group, Version: version, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name,
+			Hook: it.lc.Hook, PurgeOrder: it.lc.PurgeOrder})
 		hashes[it.Spec].Write(it.YAML)
 		hashes[it.Spec].Write(sep)
 	}
@@ -365,6 +392,7 @@ func writeInventories(res *Result) {
 		s := res.Specs[i]
 		s.Object.SetAnnotation(inventory.Inventory, inventory.Format(entries[i]))
 		s.Object.SetAnnotation(inventory.RenderDigest, "sha256:"+hex.EncodeToString(hashes[i].Sum(nil)))
+		s.Written = append(s.Written, inventory.Inventory, inventory.RenderDigest)
 		s.YAML = encodeExact(s.Object)
 	})
 }

@@ -45,13 +45,13 @@ func validateSet(res *Result) error {
 
 func orderAfter(it, dep *Item, what string) []error {
 	var errs []error
-	if it.lc.applyOrder < dep.lc.applyOrder {
+	if it.lc.ApplyOrder < dep.lc.ApplyOrder {
 		errs = append(errs, it.fieldError(annotationPath(inventory.ApplyOrder),
-			fmt.Errorf("%w: apply-order %d is earlier than %s (%d)", ErrWaveOrder, it.lc.applyOrder, what, dep.lc.applyOrder)))
+			fmt.Errorf("%w: apply-order %d is earlier than %s (%d)", ErrWaveOrder, it.lc.ApplyOrder, what, dep.lc.ApplyOrder)))
 	}
-	if it.lc.deleteOrder > dep.lc.deleteOrder {
+	if it.lc.DeleteOrder > dep.lc.DeleteOrder {
 		errs = append(errs, it.fieldError(annotationPath(inventory.DeleteOrder),
-			fmt.Errorf("%w: delete-order %d is later than %s (%d)", ErrWaveOrder, it.lc.deleteOrder, what, dep.lc.deleteOrder)))
+			fmt.Errorf("%w: delete-order %d is later than %s (%d)", ErrWaveOrder, it.lc.DeleteOrder, what, dep.lc.DeleteOrder)))
 	}
 	return errs
 }

@@ -18,6 +18,17 @@ const (
 	UpdatePolicy    = Prefix + "update-policy"
 	DeletePolicy    = Prefix + "delete-policy"
 	StatusHint      = Prefix + "status-hint"
+	// Hook marks an object that runs as a lifecycle hook rather than as a
+	// regular object (from a Helm hook): a comma-separated list of
+	// HookPreInstall, HookPostInstall. Each GitOps dialect maps it to its
+	// engine's hooks.
+	Hook = Prefix + "hook"
+)
+
+// Hook values.
+const (
+	HookPreInstall  = "pre-install"
+	HookPostInstall = "post-install"
 )
 
 // Annotations written on the rendered copy of a spec.

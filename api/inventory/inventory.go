@@ -15,6 +15,11 @@ type Entry struct {
 	Kind      string
 	Namespace string
 	Name      string
+	// Hook is the child's wavesmith.io/hook value, "" when it is no hook.
+	Hook string
+	// PurgeOrder is the child's wavesmith.io/purge-order, nil when it has
+	// none.
+	PurgeOrder *int
 }
 
 // String formats the entry as group/version/Kind/namespace/name.

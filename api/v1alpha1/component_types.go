@@ -55,13 +55,25 @@ type ComponentSpec struct {
 //
 // +kubebuilder:validation:XValidation:rule="has(self.chart) != has(self.kustomization)",message="exactly one of chart and kustomization"
 type Source struct {
-	Chart         *PathSource `json:"chart,omitempty"`
-	Kustomization *PathSource `json:"kustomization,omitempty"`
+	Chart         *PathSource          `json:"chart,omitempty"`
+	Kustomization *KustomizationSource `json:"kustomization,omitempty"`
 }
 
 // PathSource is a path relative to the spec file.
 type PathSource struct {
 	Path string `json:"path"`
+}
+
+// KustomizationSource is a kustomization folder, relative to the spec file.
+type KustomizationSource struct {
+	Path string `json:"path"`
+	// Template makes the folder's files Go templates, in the manner of
+	// component-operator-runtime, with .Values from values and
+	// valuesFiles. The default is on when the folder holds a
+	// .component-config.yaml, off otherwise: a plain kustomization builds
+	// as kustomize build does.
+	// +optional
+	Template *bool `json:"template,omitempty"`
 }
 
 // Policies are the default lifecycle policies of a Component's objects.

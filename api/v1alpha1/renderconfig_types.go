@@ -31,4 +31,51 @@ type RenderConfigSpec struct {
 	// and templates.
 	KubeVersion string   `json:"kubeVersion,omitempty"`
 	APIVersions []string `json:"apiVersions,omitempty"`
+
+	// TreePath is the folder of the rendered tree inside the git repository
+	// Flux or Argo CD read (default: the output folder relative to its
+	// enclosing git repository).
+	TreePath string `json:"treePath,omitempty"`
+	// Flux, when set, adds flux/ to a tree: one Flux Kustomization per
+	// wave, chained with dependsOn and wait.
+	Flux *FluxDelivery `json:"flux,omitempty"`
+	// ArgoCD, when set, adds argocd/ to a tree: an Argo CD Application for
+	// the tree, or an app of apps ordered by sync waves.
+	ArgoCD *ArgoCDDelivery `json:"argocd,omitempty"`
+}
+
+// FluxDelivery shapes the Flux Kustomizations of a tree. Empty fields take
+// the defaults.
+type FluxDelivery struct {
+	// Name prefixes the Kustomization names: <name>-wave-<n> (default
+	// wavesmith).
+	Name string `json:"name,omitempty"`
+	// Namespace of the Kustomizations (default flux-system).
+	Namespace string `json:"namespace,omitempty"`
+	// Source the Kustomizations read the tree from: KIND/NAME or
+	// KIND/NAMESPACE/NAME (default GitRepository/flux-system).
+	Source string `json:"source,omitempty"`
+	// Interval and Timeout are durations (default 10m and 5m).
+	Interval string `json:"interval,omitempty"`
+	Timeout  string `json:"timeout,omitempty"`
+}
+
+// ArgoCDDelivery shapes the Argo CD Applications of a tree. Empty fields
+// take the defaults; Repo is required.
+type ArgoCDDelivery struct {
+	// Repo is the URL of the git repository holding the tree.
+	Repo string `json:"repo,omitempty"`
+	// Revision is the branch, tag or commit the Applications follow
+	// (default HEAD).
+	Revision string `json:"revision,omitempty"`
+	// Name of the (root) Application, prefix of child Applications
+	// (default wavesmith).
+	Name string `json:"name,omitempty"`
+	// Namespace of the Application objects (default argocd).
+	Namespace string `json:"namespace,omitempty"`
+	// Project of the Applications (default default).
+	Project string `json:"project,omitempty"`
+	// DestinationNamespace is the namespace of objects without one
+	// (default: each spec's namespace).
+	DestinationNamespace string `json:"destinationNamespace,omitempty"`
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
+	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/render"
 )
 
@@ -61,6 +62,7 @@ func (f *renderFlags) options(c *cobra.Command) (render.Options, error) {
 	if err != nil {
 		return opts, usageError{cmd: c.CommandPath(), err: err}
 	}
+	opts.Generators = builtin.Registry()
 	opts.PartOf = f.partOf
 	opts.DiscardObjects = true // the CLI only needs the encoded objects
 	opts.Root = f.root

@@ -11,8 +11,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/wavesmith/wavesmith/gitops/argocd"
-	"github.com/wavesmith/wavesmith/gitops/flux"
+	"github.com/wavesmith/wavesmith/api/v1alpha1"
+	"github.com/wavesmith/wavesmith/gitops"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/render"
 )
 
@@ -46,8 +47,9 @@ func (f *treeFlags) bind(c *cobra.Command) {
 	fs.StringVar(&f.treePath, "tree-path", "", "path of DIR inside the git repository Flux or Argo CD read (default: DIR relative to its enclosing git repository)")
 }
 
-// files is the tree of res to write at dir; the tree there now decides the
-// Flux handoffs.
+// files is the tree of res to write at dir, with the delivery files of
+// the engines the flags ask for; the tree there now decides the Flux
+// handoffs.
 func (f *treeFlags) files(c *cobra.Command, res *render.Result, dir string) (map[string][]byte, error) {
 	files := res.Tree()
 	usage := func(err error) error { return usageError{cmd: c.CommandPath(), err: err} }
@@ -63,54 +65,79 @@ func (f *treeFlags) files(c *cobra.Command, res *render.Result, dir string) (map
 		}
 		return files, nil
 	}
-	p := f.treePath
-	if p == "" {
-		var err error
-		if p, err = pathInRepository(dir); err != nil {
+	cfg := &v1alpha1.RenderConfigSpec{TreePath: f.treePath}
+	if cfg.TreePath == "" {
+		p, err := pathInRepository(dir)
+		if err != nil {
 			return nil, usage(err)
 		}
-	}
-	add := func(more map[string][]byte) {
-		for k, v := range more {
-			files[k] = v
-		}
+		cfg.TreePath = p
 	}
 	if f.flux {
-		src, err := flux.ParseSource(f.fluxSource)
-		if err != nil {
-			return nil, usage(fmt.Errorf("--flux-source: %w", err))
-		}
-		var previous fs.FS
-		if st, err := os.Stat(dir); err == nil && st.IsDir() {
-			previous = os.DirFS(dir)
-		}
-		more, err := flux.Files(res, previous, flux.Options{
-			Name: f.fluxName, Namespace: f.fluxNamespace, Source: src, Path: p,
-			Interval: f.fluxInterval, Timeout: f.fluxTimeout,
-		})
-		if errors.Is(err, flux.ErrOption) {
-			return nil, usage(err)
-		}
-		if err != nil {
-			return nil, err
-		}
-		add(more)
+		cfg.Flux = &v1alpha1.FluxDelivery{Name: f.fluxName, Namespace: f.fluxNamespace, Source: f.fluxSource, Interval: f.fluxInterval, Timeout: f.fluxTimeout}
 	}
 	if f.argocd {
-		more, err := argocd.Applications(res, argocd.Options{
-			Name: f.argoName, Namespace: f.argoNamespace, Project: f.argoProject,
-			RepoURL: f.argoRepo, TargetRevision: f.argoRevision, Path: p,
-			DestinationNamespace: f.argoDestNamespace,
-		})
-		if errors.Is(err, argocd.ErrOptions) {
-			return nil, usage(err)
-		}
-		if err != nil {
-			return nil, err
-		}
-		add(more)
+		cfg.ArgoCD = &v1alpha1.ArgoCDDelivery{Name: f.argoName, Namespace: f.argoNamespace, Project: f.argoProject, Repo: f.argoRepo,
+			Revision: f.argoRevision, DestinationNamespace: f.argoDestNamespace}
+	}
+	var previous fs.FS
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		previous = os.DirFS(dir)
+	}
+	more, err := engines.Files(res.Plan(), files, previous, cfg)
+	if err != nil {
+		return nil, flagErrors(c, err)
+	}
+	for k, v := range more {
+		files[k] = v
 	}
 	return files, nil
+}
+
+// deliveryFlags names the flag of each delivery setting.
+var deliveryFlags = map[string]string{
+	"treePath":  "--tree-path",
+	"flux.name": "--flux-name", "flux.namespace": "--flux-namespace", "flux.source": "--flux-source",
+	"flux.interval": "--flux-interval", "flux.timeout": "--flux-timeout",
+	"argocd.repo": "--argocd-repo", "argocd.revision": "--argocd-revision", "argocd.name": "--argocd-name",
+	"argocd.namespace": "--argocd-namespace", "argocd.project": "--argocd-project",
+	"argocd.destinationNamespace": "--argocd-dest-namespace",
+}
+
+// flagErrors names, in delivery option errors, the flags the user typed;
+// they become usage errors.
+func flagErrors(c *cobra.Command, err error) error {
+	var joined interface{ Unwrap() []error }
+	var errs []error
+	if errors.As(err, &joined) && !isOptionError(err) {
+		errs = joined.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	var out []error
+	usage := false
+	for _, e := range errs {
+		var oe *gitops.OptionError
+		if errors.As(e, &oe) {
+			usage = true
+			name := deliveryFlags[oe.Field]
+			if name == "" {
+				name = oe.Field
+			}
+			out = append(out, fmt.Errorf("%s: %w", name, oe.Err))
+			continue
+		}
+		out = append(out, e)
+	}
+	if usage {
+		return usageError{cmd: c.CommandPath(), err: errors.Join(out...)}
+	}
+	return err
+}
+
+func isOptionError(err error) bool {
+	_, ok := err.(*gitops.OptionError)
+	return ok
 }
 
 // changed reports whether a flag starting with prefix was given.
@@ -128,9 +155,9 @@ func pathInRepository(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	root := render.FindRoot(filepath.Dir(abs))
+	root, found := render.FindRepository(filepath.Dir(abs))
 	rel, err := filepath.Rel(root, abs)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if !found || err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "", fmt.Errorf("%s is not inside a git repository: give its path inside the repository with --tree-path", dir)
 	}
 	return filepath.ToSlash(rel), nil

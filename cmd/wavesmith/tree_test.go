@@ -27,7 +27,11 @@ func TestTreeFlags(t *testing.T) {
 		},
 		"ArgoCDWithoutRepo": {
 			reason: "an Application needs the repository URL",
-			args:   []string{"--argocd", "--tree-path", "x"}, code: exitUsage, stderr: "RepoURL is required",
+			args:   []string{"--argocd", "--tree-path", "x"}, code: exitUsage, stderr: "--argocd-repo: is required",
+		},
+		"OutsideRepository": {
+			reason: "without --tree-path, a tree outside any git repository has no path for Flux: say so",
+			args:   []string{"--flux"}, code: exitUsage, stderr: "is not inside a git repository: give its path inside the repository with --tree-path",
 		},
 		"FluxFlagAlone": {
 			reason: "a --flux-* flag without --flux is a mistake",
@@ -43,11 +47,11 @@ func TestTreeFlags(t *testing.T) {
 		},
 		"BadSource": {
 			reason: "a source reference without a kind",
-			args:   []string{"--flux", "--tree-path", "x", "--flux-source", "flux-system"}, code: exitUsage, stderr: "want KIND/NAME",
+			args:   []string{"--flux", "--tree-path", "x", "--flux-source", "flux-system"}, code: exitUsage, stderr: `--flux-source: "flux-system": want KIND/NAME`,
 		},
 		"BadInterval": {
 			reason: "an interval that is no duration",
-			args:   []string{"--flux", "--tree-path", "x", "--flux-interval", "often"}, code: exitUsage, stderr: `interval "often"`,
+			args:   []string{"--flux", "--tree-path", "x", "--flux-interval", "often"}, code: exitUsage, stderr: `--flux-interval: "often": want a positive duration`,
 		},
 	}
 	for name, tc := range cases {

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/manifest"
@@ -178,53 +177,6 @@ func ResolvePath(spec *manifest.Object, field, rel, root string) (string, error)
 // within reports whether p is dir or lies below it.
 func within(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
-}
-
-// Values merges the values files (in order) and spec.values on top.
-func Values(spec *manifest.Object, c *v1alpha1.Component, root string) (map[string]any, error) {
-	out := map[string]any{}
-	for i, f := range c.Spec.ValuesFiles {
-		field := fmt.Sprintf("spec.valuesFiles[%d]", i)
-		p, err := ResolvePath(spec, field, f, root)
-		if err != nil {
-			return nil, err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, spec.FieldError(field, err)
-		}
-		var m map[string]any
-		if err := yaml.Unmarshal(b, &m); err != nil {
-			return nil, spec.FieldError(field, fmt.Errorf("%w: %s: %v", manifest.ErrInvalid, p, err))
-		}
-		out = Merge(out, m)
-	}
-	if c.Spec.Values != nil && len(c.Spec.Values.Raw) > 0 {
-		var m map[string]any
-		if err := json.Unmarshal(c.Spec.Values.Raw, &m); err != nil {
-			return nil, spec.FieldError("spec.values", fmt.Errorf("%w: must be a mapping: %v", manifest.ErrInvalid, err))
-		}
-		out = Merge(out, m)
-	}
-	return out, nil
-}
-
-// Merge deep-merges b over a: maps merge, anything else replaces.
-func Merge(a, b map[string]any) map[string]any {
-	out := make(map[string]any, len(a)+len(b))
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		if bm, ok := v.(map[string]any); ok {
-			if am, ok := out[k].(map[string]any); ok {
-				out[k] = Merge(am, bm)
-				continue
-			}
-		}
-		out[k] = v
-	}
-	return out
 }
 
 var errNative = fmt.Errorf("%w: charts may not set wavesmith.io annotations; set waves and policies on the Component", manifest.ErrInvalid)

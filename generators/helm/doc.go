@@ -1,6 +1,18 @@
-// Package helm renders a Component whose source is a Helm chart with the
-// Helm v3 SDK (chart loader, values coalescing and schema validation, the
-// template engine, manifest sorting and hook parsing), the way helm
-// template does, and translates hooks into waves and policies as
+// Package helm renders a Component whose source is a Helm chart exactly as
+// helm template does: it runs the steps of Helm's install action in
+// client-only dry-run mode with Helm's own functions (chart loading,
+// dependency processing with condition, tags, alias and import-values,
+// values coalescing and schema validation, the template engine, NOTES and
+// manifest splitting), and translates hooks into waves and policies as
 // component-operator-runtime does.
+//
+// Before Helm's engine runs, a probe rehearses the templates with every
+// function wrapped (probe.go): hostile charts fail with ErrBudget before
+// they allocate too much, rendering stops at the context's deadline, and
+// templates calling functions whose result changes on every render are
+// reported as warnings.
+//
+// Inline spec.values are read from the spec's text as Helm reads values
+// files (YAML 1.1, see manifest.Object.YAML11), and charts see
+// DefaultKubeVersion unless a kube version is given.
 package helm

@@ -8,14 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
-	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
-	"helm.sh/helm/v3/pkg/release"
-	"helm.sh/helm/v3/pkg/releaseutil"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/generators"
@@ -29,25 +23,24 @@ var ErrChart = errors.New("chart")
 // ErrHook: a Helm hook that wavesmith cannot express.
 var ErrHook = errors.New("unsupported Helm hook")
 
-// Argo CD hook annotations written for chart hooks.
-const (
-	argoHook             = "argocd.argoproj.io/hook"
-	argoHookDeletePolicy = "argocd.argoproj.io/hook-delete-policy"
-	resourcePolicy       = "helm.sh/resource-policy"
-)
+// ErrBudget: the chart's templates would exceed the rendering limits (a
+// value, the output, or the time the context allows).
+var ErrBudget = errors.New("rendering budget exceeded")
+
+// resourcePolicy: "keep" becomes delete-policy orphan.
+const resourcePolicy = "helm.sh/resource-policy"
 
 // Generator renders chart Components.
 type Generator struct{}
 
 // Generate implements generators.Generator for a Component with
-// spec.source.chart.
-func (Generator) Generate(_ context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
+// spec.source.chart. It gives up with ErrBudget when ctx ends.
+func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
 	c, err := component.Decode(spec)
 	if err != nil {
 		return generators.Result{}, err
 	}
-	const field = "spec.source.chart.path"
-	dir, err := component.ResolvePath(spec, field, c.Spec.Source.Chart.Path, opts.Root)
+	dir, err := component.ResolvePath(spec, chartField, c.Spec.Source.Chart.Path, opts.Root)
 	if err != nil {
 		return generators.Result{}, err
 	}
@@ -55,51 +48,34 @@ func (Generator) Generate(_ context.Context, spec *manifest.Object, opts generat
 	if err != nil {
 		return generators.Result{}, err
 	}
-	chrt, err := loader.Load(dir)
-	if err != nil {
-		return generators.Result{}, spec.FieldError(field, fmt.Errorf("%w: loading %s: %v", ErrChart, dir, err))
-	}
 	ns, name := component.Placement(c)
 	caps, err := capabilities(opts)
 	if err != nil {
-		return generators.Result{}, spec.FieldError(field, fmt.Errorf("%w: %v", ErrChart, err))
+		return generators.Result{}, spec.FieldError(chartField, fmt.Errorf("%w: %v", ErrChart, err))
 	}
-	if chrt.Metadata.KubeVersion != "" && !chartutil.IsCompatibleRange(chrt.Metadata.KubeVersion, caps.KubeVersion.String()) {
-		return generators.Result{}, spec.FieldError(field, fmt.Errorf("%w: %s requires kubeVersion %s, not %s", ErrChart, dir, chrt.Metadata.KubeVersion, caps.KubeVersion.String()))
-	}
-	vals, err := chartutil.ToRenderValues(chrt, values, chartutil.ReleaseOptions{Name: name, Namespace: ns, Revision: 1, IsInstall: true}, caps)
+	p := newProbe(defaultLimits)
+	rel := chartutil.ReleaseOptions{Name: name, Namespace: ns, Revision: 1, IsInstall: true}
+	r, err := renderWithin(ctx, p, func() (*rendered, error) { return renderChart(dir, values, rel, caps, p) })
 	if err != nil {
-		return generators.Result{}, spec.FieldError("spec.values", fmt.Errorf("%w: %v", ErrChart, err))
+		return generators.Result{}, stageFailure(spec, c.Spec.Name != "", err)
 	}
-	files, err := render(chrt, vals)
-	if err != nil {
-		return generators.Result{}, spec.FieldError(field, fmt.Errorf("%w: %v", ErrChart, err))
-	}
-	for k := range files {
-		if strings.HasSuffix(k, "NOTES.txt") {
-			delete(files, k)
-		}
-	}
-	hooks, manifests, err := releaseutil.SortManifests(files, nil, releaseutil.InstallOrder)
-	if err != nil {
-		return generators.Result{}, spec.FieldError(field, fmt.Errorf("%w: %v", ErrChart, err))
-	}
-	// Templates are named <chart name>/templates/...: point errors at the file.
+	// Templates are named <chart name>/templates/...: point at the file.
 	source := func(tmpl string) string {
-		rel := strings.TrimPrefix(tmpl, chrt.Name()+"/")
+		rel := strings.TrimPrefix(tmpl, r.chart.Name()+"/")
 		return filepath.Join(dir, filepath.FromSlash(rel))
 	}
 
 	var objs, crds []*manifest.Object
 	var warns []manifest.Warning
-	for _, crd := range chrt.CRDObjects() {
+	for _, crd := range r.chart.CRDObjects() {
 		got, err := manifest.Decode(source(crd.Filename), crd.File.Data)
 		if err != nil {
 			return generators.Result{}, chartError(spec, err)
 		}
 		crds = append(crds, got...)
 	}
-	for _, m := range manifests {
+	kept := map[string]bool{} // templates whose output is in the result
+	for _, m := range r.manifests {
 		got, err := manifest.Decode(source(m.Name), []byte(m.Content))
 		if err != nil {
 			return generators.Result{}, chartError(spec, err)
@@ -110,19 +86,19 @@ func (Generator) Generate(_ context.Context, spec *manifest.Object, opts generat
 			}
 		}
 		objs = append(objs, got...)
+		kept[m.Name] = kept[m.Name] || len(got) > 0
 	}
-	wave := opts.Wave
-	if c.Spec.Wave != nil {
-		wave = int(*c.Spec.Wave)
-	}
-	for _, h := range hooks {
+	wave := opts.Wave // the engine's wave plan decides it
+	for _, h := range r.hooks {
 		got, w, err := translateHook(h, source(h.Path), wave)
 		if err != nil {
 			return generators.Result{}, err
 		}
 		warns = append(warns, w...)
 		objs = append(objs, got...)
+		kept[h.Path] = kept[h.Path] || len(got) > 0
 	}
+	warns = append(warns, nondeterminismWarnings(spec, r, kept, source)...)
 	for _, o := range objs {
 		switch v, ok := o.Annotation(resourcePolicy); {
 		case !ok:
@@ -152,14 +128,53 @@ func (Generator) Generate(_ context.Context, spec *manifest.Object, opts generat
 	return generators.Result{Objects: all, Warnings: warns, Defaults: component.Defaults(c)}, nil
 }
 
-// engineMu guards Helm's template engine, whose function maps are shared.
-var engineMu sync.Mutex
+// stageFailure turns a rendering failure into an error about the spec
+// field it concerns. The release name is spec.name when set, else the
+// Component's own.
+func stageFailure(spec *manifest.Object, hasName bool, err error) error {
+	field := chartField
+	var se *stageError
+	if errors.As(err, &se) {
+		field, err = se.field, se.err
+	}
+	if field == nameField && !hasName {
+		field = "metadata.name"
+	}
+	var be *budgetError
+	switch {
+	case errors.As(err, &be):
+		return spec.FieldError(field, fmt.Errorf("%w: %s", ErrBudget, be.msg))
+	case errors.Is(err, ErrBudget):
+		return spec.FieldError(field, err)
+	}
+	return spec.FieldError(field, fmt.Errorf("%w: %v", ErrChart, err))
+}
 
-func render(chrt *chart.Chart, vals chartutil.Values) (map[string]string, error) {
-	engineMu.Lock()
-	defer engineMu.Unlock()
-	var e engine.Engine // no cluster: lookup returns nothing, as in helm template
-	return e.Render(chrt, vals)
+// nondeterminismWarnings names, for each template whose output is kept,
+// the functions it called whose result changes on every render: clock
+// functions always, random ones when they made the probe's output differ
+// from Helm's (not when, say, default ignored the random value).
+func nondeterminismWarnings(spec *manifest.Object, r *rendered, kept map[string]bool, source func(string) string) []manifest.Warning {
+	var out []manifest.Warning
+	for tmpl, fns := range r.calls {
+		if !kept[tmpl] {
+			continue
+		}
+		differs := r.probed[tmpl] != r.files[tmpl]
+		var names []string
+		for fn := range fns {
+			if timeBound[fn] || differs {
+				names = append(names, fn)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		sort.Strings(names)
+		out = append(out, spec.Warn(chartField, fmt.Sprintf("%s calls %s, whose result changes on every render: the output is never the same twice (wavesmith check keeps failing); give the value in spec.values or refer to an existing Secret instead", source(tmpl), strings.Join(names, ", "))))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Message < out[j].Message })
+	return out
 }
 
 func chartError(spec *manifest.Object, err error) error {
@@ -170,103 +185,5 @@ func chartError(spec *manifest.Object, err error) error {
 		me.Err = fmt.Errorf("%w: the chart renders invalid YAML: %w", ErrChart, me.Err)
 		return me
 	}
-	return spec.FieldError("spec.source.chart.path", fmt.Errorf("%w: %v", ErrChart, err))
-}
-
-// capabilities are helm template's: the default versions, the kube version
-// and the extra API versions of the options.
-func capabilities(opts generators.Options) (*chartutil.Capabilities, error) {
-	caps := chartutil.DefaultCapabilities.Copy()
-	if opts.KubeVersion != "" {
-		kv, err := chartutil.ParseKubeVersion(opts.KubeVersion)
-		if err != nil {
-			return nil, fmt.Errorf("kube version %q: %v", opts.KubeVersion, err)
-		}
-		caps.KubeVersion = *kv
-	}
-	if len(opts.APIVersions) > 0 {
-		caps.APIVersions = append(append(chartutil.VersionSet{}, chartutil.DefaultVersionSet...), opts.APIVersions...)
-	}
-	return caps, nil
-}
-
-// translateHook maps a Helm hook onto waves and policies (for an install,
-// revision 1), as component-operator-runtime does, and onto Argo CD's own
-// hooks. It returns no object for hooks that do not run on install.
-func translateHook(h *release.Hook, file string, wave int) ([]*manifest.Object, []manifest.Warning, error) {
-	objs, err := manifest.Decode(file, []byte(h.Manifest))
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(objs) == 0 {
-		return nil, nil, nil
-	}
-	o := objs[0]
-	if err := component.CheckNoNativeAnnotations(o); err != nil {
-		return nil, nil, err
-	}
-	fail := func(format string, args ...any) error {
-		return o.FieldError("metadata.annotations."+release.HookAnnotation, fmt.Errorf("%w: "+format, append([]any{ErrHook}, args...)...))
-	}
-	if h.Weight < -100 || h.Weight > 100 {
-		return nil, nil, fail("weight %d is outside -100..100", h.Weight)
-	}
-	var pre, post bool
-	for _, e := range h.Events {
-		switch e {
-		case release.HookPreInstall:
-			pre = true
-		case release.HookPostInstall:
-			post = true
-		case release.HookPreUpgrade, release.HookPostUpgrade:
-			// wavesmith renders an install: upgrade hooks alone are left out.
-		case release.HookPreDelete, release.HookPostDelete:
-			return nil, nil, fail("%s hooks cannot run before or after a GitOps engine deletes objects; remove the hook from the chart", e)
-		case release.HookPreRollback, release.HookPostRollback, release.HookTest:
-		default:
-			return nil, nil, fail("unknown hook %q", e)
-		}
-	}
-	if !pre && !post {
-		// test, rollback or upgrade-only hooks: nothing runs on install.
-		return nil, []manifest.Warning{o.Warn("metadata.annotations."+release.HookAnnotation, fmt.Sprintf("hook %v does not run on install: left out", h.Events))}, nil
-	}
-	succeeded, beforeCreation := false, len(h.DeletePolicies) == 0
-	for _, p := range h.DeletePolicies {
-		switch p {
-		case release.HookSucceeded:
-			succeeded = true
-		case release.HookBeforeHookCreation:
-			beforeCreation = true
-		case release.HookFailed:
-			return nil, nil, fail("hook-delete-policy hook-failed cannot be expressed")
-		}
-	}
-	applyOrder, purgeOrder := wave+h.Weight-101, wave+201
-	argo := "PreSync"
-	if !pre {
-		applyOrder, argo = wave+h.Weight+101, "PostSync"
-	}
-	if pre && !post {
-		purgeOrder = wave - 1
-	}
-	o.SetAnnotation(inventory.ApplyOrder, strconv.Itoa(applyOrder))
-	o.SetAnnotation(inventory.ReconcilePolicy, inventory.ReconcileOnce)
-	if succeeded {
-		o.SetAnnotation(inventory.PurgeOrder, strconv.Itoa(purgeOrder))
-	}
-	if beforeCreation {
-		o.SetAnnotation(inventory.UpdatePolicy, inventory.UpdateRecreate)
-	}
-	o.SetAnnotation(argoHook, argo)
-	var dp []string
-	if beforeCreation {
-		dp = append(dp, "BeforeHookCreation")
-	}
-	if succeeded {
-		dp = append(dp, "HookSucceeded")
-	}
-	sort.Strings(dp)
-	o.SetAnnotation(argoHookDeletePolicy, strings.Join(dp, ","))
-	return []*manifest.Object{o}, nil, nil
+	return spec.FieldError(chartField, fmt.Errorf("%w: %v", ErrChart, err))
 }

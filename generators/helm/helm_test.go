@@ -3,13 +3,16 @@ package helm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"helm.sh/helm/v3/pkg/chartutil"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/generators"
@@ -22,7 +25,9 @@ var root, _ = filepath.Abs(filepath.Join("..", ".."))
 // spec returns a Component read from <root>/testdata/components.yaml (the
 // file need not exist: relative paths resolve from its folder).
 func spec(t testing.TB, s map[string]any) *manifest.Object {
-	t.Helper()
+	if t != nil {
+		t.Helper()
+	}
 	o := manifest.New(map[string]any{"apiVersion": "wavesmith.io/v1alpha1", "kind": "Component",
 		"metadata": map[string]any{"name": "rel", "namespace": "apps"}, "spec": s})
 	o.Source.File = filepath.Join(root, "testdata", "components.yaml")
@@ -64,35 +69,92 @@ func withoutAdditions(objs []*manifest.Object) map[string]any {
 	return out
 }
 
+// runsOnInstall drops the hooks that do not run on install, which
+// wavesmith leaves out.
+func runsOnInstall(objs []*manifest.Object) []*manifest.Object {
+	var out []*manifest.Object
+	for _, o := range objs {
+		if h, ok := o.Annotation("helm.sh/hook"); ok && !strings.Contains(h, "-install") {
+			continue
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// helmTemplate runs the real helm template.
+func helmTemplate(t *testing.T, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(helmBin(t), append([]string{"template"}, args...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("helm template %v: %v\n%s", args, err, stderr.String())
+	}
+	return out
+}
+
+func chartSpec(t testing.TB, name string) *manifest.Object {
+	return spec(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/" + name}}})
+}
+
 // TestEqualsHelmTemplate compares the generator with the real helm CLI
-// (same version as the SDK) on every test chart.
+// (same version as the SDK) on every test chart, object by object.
 func TestEqualsHelmTemplate(t *testing.T) {
-	helm := helmBin(t)
 	charts, _ := filepath.Glob(filepath.Join(root, "testdata", "charts", "*"))
-	if len(charts) < 4 {
-		t.Fatalf("want at least 4 test charts, found %d", len(charts))
+	if len(charts) < 9 {
+		t.Fatalf("want at least 9 test charts, found %d", len(charts))
 	}
 	for _, dir := range charts {
 		name := filepath.Base(dir)
 		t.Run(name, func(t *testing.T) {
-			cmd := exec.Command(helm, "template", "rel", dir, "-n", "apps", "--include-crds", "--skip-tests", "--kube-version", "v1.33.0")
-			out, err := cmd.CombinedOutput()
-			if err != nil {
-				t.Fatalf("helm template: %v\n%s", err, out)
-			}
-			want, err := manifest.Decode("helm", out)
+			want, err := manifest.Decode("helm", helmTemplate(t, "rel", dir, "-n", "apps", "--include-crds", "--skip-tests", "--kube-version", "v1.33.0"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Generator{}.Generate(context.Background(), spec(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/" + name}}}),
-				generators.Options{Root: root, KubeVersion: "v1.33.0"})
+			res, err := Generator{}.Generate(context.Background(), chartSpec(t, name), generators.Options{Root: root, KubeVersion: "v1.33.0"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(res.Objects) == 0 {
 				t.Fatal("no objects")
 			}
-			if diff := cmp.Diff(withoutAdditions(want), withoutAdditions(res.Objects)); diff != "" {
+			if diff := cmp.Diff(withoutAdditions(runsOnInstall(want)), withoutAdditions(res.Objects)); diff != "" {
+				t.Errorf("-helm template +wavesmith:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestTextEqualsHelmTemplate compares, byte for byte, what the rendering
+// stage gives (CRDs, manifests, hooks, in order) with helm template's
+// output, on every test chart.
+func TestTextEqualsHelmTemplate(t *testing.T) {
+	charts, _ := filepath.Glob(filepath.Join(root, "testdata", "charts", "*"))
+	caps, err := capabilities(generators.Options{KubeVersion: "v1.33.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range charts {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			want := helmTemplate(t, "rel", dir, "-n", "apps", "--include-crds", "--kube-version", "v1.33.0")
+			r, err := renderChart(dir, map[string]any{}, chartutil.ReleaseOptions{Name: "rel", Namespace: "apps", Revision: 1, IsInstall: true}, caps, newProbe(defaultLimits))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			for _, crd := range r.chart.CRDObjects() {
+				fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", crd.Filename, crd.File.Data)
+			}
+			for _, m := range r.manifests {
+				fmt.Fprintf(&b, "---\n# Source: %s\n%s", m.Name, m.Content)
+			}
+			got := strings.TrimSpace(b.String()) + "\n"
+			for _, h := range r.hooks {
+				got += fmt.Sprintf("---\n# Source: %s\n%s", h.Path, h.Manifest)
+			}
+			if diff := cmp.Diff(string(want), got); diff != "" {
 				t.Errorf("-helm template +wavesmith:\n%s", diff)
 			}
 		})
@@ -100,23 +162,30 @@ func TestEqualsHelmTemplate(t *testing.T) {
 }
 
 func TestHooksAndCRDs(t *testing.T) {
-	res, err := generate(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/operator"}}, "wave": int64(2)})
+	// The engine's wave plan gives the Component wave 2; hooks and CRDs
+	// are placed relative to it.
+	res, err := Generator{}.Generate(context.Background(), spec(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/operator"}}}), generators.Options{Root: root, Wave: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	type row struct{ Apply, Purge, Reconcile, Update, Delete, ArgoHook, Namespace string }
+	type row struct{ Apply, Purge, Reconcile, Update, Delete, Hook, Namespace string }
 	got := map[string]row{}
 	for _, o := range res.Objects {
 		a := func(k string) string { v, _ := o.Annotation(k); return v }
-		got[o.Key().String()] = row{a(inventory.ApplyOrder), a(inventory.PurgeOrder), a(inventory.ReconcilePolicy), a(inventory.UpdatePolicy), a(inventory.DeletePolicy), a(argoHook), o.Namespace()}
+		got[o.Key().String()] = row{a(inventory.ApplyOrder), a(inventory.PurgeOrder), a(inventory.ReconcilePolicy), a(inventory.UpdatePolicy), a(inventory.DeletePolicy), a(inventory.Hook), o.Namespace()}
+		for k := range o.Annotations() {
+			if strings.HasPrefix(k, "argocd.argoproj.io/") {
+				t.Errorf("%s: the generator writes no engine annotation (%s); dialects do", o.Key(), k)
+			}
+		}
 	}
 	want := map[string]row{
 		// crds/: the earliest wave of the Component, never deleted
 		"CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com": {Apply: "-104", Delete: "orphan"},
 		// pre-install, weight -5, hook-succeeded: before everything, purged after wave 1
-		"Job.batch/apps/rel-migrate": {Apply: "-104", Purge: "1", Reconcile: "once", ArgoHook: "PreSync", Namespace: "apps"},
+		"Job.batch/apps/rel-migrate": {Apply: "-104", Purge: "1", Reconcile: "once", Hook: "pre-install", Namespace: "apps"},
 		// post-install, default delete policy before-hook-creation: recreated
-		"Job.batch/apps/rel-smoke": {Apply: "103", Reconcile: "once", Update: "recreate", ArgoHook: "PostSync", Namespace: "apps"},
+		"Job.batch/apps/rel-smoke": {Apply: "103", Reconcile: "once", Update: "recreate", Hook: "post-install", Namespace: "apps"},
 		// resource-policy keep: orphaned
 		"Widget.example.com/apps/first":                      {Delete: "orphan", Namespace: "apps"},
 		"Deployment.apps/apps/rel-operator":                  {Namespace: "apps"},
@@ -125,9 +194,6 @@ func TestHooksAndCRDs(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("-want +got:\n%s", diff)
-	}
-	if res.Defaults[inventory.ApplyOrder] != "2" {
-		t.Errorf("spec.wave must become the default apply-order: %v", res.Defaults)
 	}
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "does not run on install") {
 		t.Errorf("the test hook is left out with a warning: %v", res.Warnings)
@@ -187,10 +253,18 @@ func TestErrors(t *testing.T) {
 			map[string]any{"source": src("charts/webapp")["source"], "valuesFiles": []any{"../../../../etc/passwd"}}, component.ErrOutsideRoot, []string{"spec.valuesFiles[0]"}},
 		"UnknownField": {"unknown spec fields", map[string]any{"source": src("charts/webapp")["source"], "valuez": map[string]any{}}, manifest.ErrInvalid, []string{"spec.valuez"}},
 		"TwoSources":   {"both sources", map[string]any{"source": map[string]any{"chart": map[string]any{"path": "a"}, "kustomization": map[string]any{"path": "b"}}}, manifest.ErrInvalid, []string{"exactly one"}},
+		"LibraryChart": {"a library chart is not installable, as in helm template",
+			src("charts/deps/charts/common"), ErrChart, []string{"spec.source.chart.path", "library charts are not installable"}},
+		"MissingDependency": {"a dependency missing from charts/, as in helm template",
+			src("bad-charts/missing-dep"), ErrChart, []string{"spec.source.chart.path", "missing in charts/ directory: redis"}},
+		"ReleaseName": {"a release name Helm refuses names spec.name",
+			map[string]any{"source": src("charts/webapp")["source"], "name": "Bad_Name"}, ErrChart, []string{"spec.name", `release name "Bad_Name"`}},
+		"KubeVersion": {"a chart requiring a newer Kubernetes than --kube-version",
+			src("charts/kube-version"), ErrChart, []string{"spec.source.chart.path", "requires kubeVersion >=1.23.0-0, not v1.20.0"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := generate(t, tc.spec)
+			_, err := Generator{}.Generate(context.Background(), spec(t, tc.spec), generators.Options{Root: root, KubeVersion: "v1.20.0"})
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("%s: want %v, got %v", tc.reason, tc.want, err)
 			}
@@ -214,5 +288,111 @@ func BenchmarkGenerateWebapp(b *testing.B) {
 		if _, err := (Generator{}).Generate(context.Background(), s, generators.Options{Root: root}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestDependencies checks, beyond the comparison with helm template, what
+// the deps chart is there to show.
+func TestDependencies(t *testing.T) {
+	res, err := generate(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/deps"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	var app *manifest.Object
+	for _, o := range res.Objects {
+		got[o.Key().String()] = true
+		if o.Name() == "rel-app" {
+			app = o
+		}
+	}
+	want := map[string]bool{
+		// crds/ and the CRD template behind crds.install
+		"CustomResourceDefinition.apiextensions.k8s.io/gadgets.example.com":   true,
+		"CustomResourceDefinition.apiextensions.k8s.io/sprockets.example.com": true,
+		// crds/ of an enabled subchart (not those of the disabled cache)
+		"CustomResourceDefinition.apiextensions.k8s.io/monitors.example.com": true,
+		"ConfigMap/apps/rel-app": true,
+		// enabled by the monitoring tag
+		"ConfigMap/apps/rel-monitor": true,
+		// the packaged subchart
+		"Service/apps/rel-db": true,
+		// one subchart under two aliases, each with its own values
+		"Deployment.apps/apps/rel-worker-a": true,
+		"Deployment.apps/apps/rel-worker-b": true,
+		// not rel-cache (its condition is false, over its true tag), not
+		// rel-extras (its only tag is false), not the library chart's
+		// template
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+	data, _ := app.Map["data"].(map[string]any)
+	wantData := map[string]any{
+		"dbPort": "5432", "dbName": "shop", // import-values: data (exports.data)
+		"dbService": `{"name":"from-parent","port":5432,"protocol":"TCP"}`, // child/parent form; the parent's own value wins
+		"subcharts": "common,db,monitor,worker-a,worker-b",
+		"queues":    "fast,slow",
+	}
+	if diff := cmp.Diff(wantData, data); diff != "" {
+		t.Errorf("imported values: -want +got:\n%s", diff)
+	}
+}
+
+// TestFinalNewline: a template ending inside a block scalar keeps the
+// final line break helm template prints.
+func TestFinalNewline(t *testing.T) {
+	res, err := generate(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/blocks"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]any{}
+	for _, o := range res.Objects {
+		for _, f := range []string{"data", "stringData"} {
+			if d, ok := o.Map[f].(map[string]any); ok {
+				for k, v := range d {
+					got[o.Name()+"/"+k] = v
+				}
+			}
+		}
+	}
+	want := map[string]any{
+		"rel-script/run.sh":   "#!/bin/sh\necho hello\n",
+		"rel-tls/tls.key":     "-----BEGIN TEST KEY-----\nbm90IGEgcmVhbCBrZXksIG9ubHkgdGV4dCBzaGFwZWQgbGlrZSBvbmU=\n-----END TEST KEY-----\n",
+		"rel-chomping/strip":  "stripped",
+		"rel-chomping/folded": "folded text\n",
+		"rel-chomping/keep":   "kept\n",
+		"rel-hook/message":    "installed\n",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+}
+
+// TestUpgradeOnlyHooks: hooks that do not run on install are left out
+// with a warning before their weight or delete policy is looked at.
+func TestUpgradeOnlyHooks(t *testing.T) {
+	res, err := generate(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/upgrade-hooks"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, o := range res.Objects {
+		keys = append(keys, o.Key().String())
+	}
+	if diff := cmp.Diff([]string{"ConfigMap/apps/rel-app"}, keys); diff != "" {
+		t.Errorf("objects: -want +got:\n%s", diff)
+	}
+	var warned []string
+	for _, w := range res.Warnings {
+		if !strings.Contains(w.Message, "does not run on install: left out") {
+			t.Errorf("unexpected warning %s", w)
+		}
+		warned = append(warned, w.Object)
+	}
+	sort.Strings(warned)
+	want := []string{"Job.batch/rel-post-upgrade", "Job.batch/rel-pre-upgrade", "Pod/rel-rollback", "Pod/rel-test"}
+	if diff := cmp.Diff(want, warned); diff != "" {
+		t.Errorf("warnings: -want +got:\n%s", diff)
 	}
 }

@@ -1,208 +1,22 @@
 package kaoto
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/wavesmith/wavesmith/generators"
-	"github.com/wavesmith/wavesmith/internal/golden"
 	"github.com/wavesmith/wavesmith/internal/testobj"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
-func generate(t testing.TB, spec *manifest.Object, p generators.Platform) []*manifest.Object {
-	t.Helper()
-	res, err := (&Generator{}).Generate(context.Background(), spec, generators.Options{Platform: p})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.Objects
-}
+// The generated children are compared with the Kaoto operator's bodies,
+// transcribed by hand from the reference, in operator_test.go (Generate) and
+// rendered_test.go (the whole engine).
 
-// TestGolden covers the reference's four cases and its edge cases on both
-// platforms. The golden files were checked against the operator's apply
-// bodies in reference/kaoto-operator.md, minus ownerReferences.
-func TestGolden(t *testing.T) {
-	inputs, _ := filepath.Glob("testdata/*.input.yaml")
-	if len(inputs) < 7 {
-		t.Fatalf("want the 7 reference cases in testdata, found %d", len(inputs))
-	}
-	for _, in := range inputs {
-		for _, p := range []generators.Platform{generators.Kubernetes, generators.OpenShift} {
-			name := strings.TrimSuffix(filepath.Base(in), ".input.yaml") + "-" + string(p)
-			t.Run(name, func(t *testing.T) {
-				var b bytes.Buffer
-				for i, o := range generate(t, testobj.Load(t, in), p) {
-					if i > 0 {
-						b.WriteString("---\n")
-					}
-					manifest.Encode(&b, o.Map)
-				}
-				golden.Assert(t, filepath.Join("testdata", name+".golden.yaml"), b.Bytes())
-			})
-		}
-	}
-}
-
-// TestReferenceWorkedExample compares, independently of the golden files,
-// the worked example of the reference (section 2.2) transcribed by hand.
-func TestReferenceWorkedExample(t *testing.T) {
-	labels := "    app.kubernetes.io/component: designer\n    app.kubernetes.io/instance: my-kaoto\n    app.kubernetes.io/managed-by: kaoto-operator\n    app.kubernetes.io/name: kaoto\n    app.kubernetes.io/part-of: kaoto\n"
-	want := `apiVersion: v1
-kind: Service
-metadata:
-  labels:
-` + labels + `  name: my-kaoto
-  namespace: demo
-spec:
-  ports:
-  - name: http
-    port: 8080
-    protocol: TCP
-    targetPort: http
-  publishNotReadyAddresses: true
-  selector:
-    app.kubernetes.io/instance: my-kaoto
-    app.kubernetes.io/name: kaoto
-  sessionAffinity: None
----
-apiVersion: networking.k8s.io/v1
-kind: Ingress
-metadata:
-  annotations:
-    nginx.ingress.kubernetes.io/rewrite-target: /$2
-    nginx.ingress.kubernetes.io/use-regex: "true"
-  labels:
-` + labels + `  name: my-kaoto
-  namespace: demo
-spec:
-  rules:
-  - host: kaoto.example.com
-    http:
-      paths:
-      - backend:
-          service:
-            name: my-kaoto
-            port:
-              name: http
-        path: /designer(/|$)(.*)
-        pathType: ImplementationSpecific
----
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  labels:
-` + labels + `  name: my-kaoto
-  namespace: demo
-spec:
-  replicas: 1
-  selector:
-    matchLabels:
-  ` + strings.ReplaceAll(labels, "\n    ", "\n      ") + `  template:
-    metadata:
-      labels:
-    ` + strings.ReplaceAll(labels, "\n    ", "\n        ") + `    spec:
-      containers:
-      - env:
-        - name: NAMESPACE
-          valueFrom:
-            fieldRef:
-              fieldPath: metadata.namespace
-        image: quay.io/kaotoio/kaoto-app:2.4.0
-        imagePullPolicy: Always
-        livenessProbe:
-          failureThreshold: 10
-          httpGet:
-            path: /
-            port: 8080
-            scheme: HTTP
-          initialDelaySeconds: 5
-          periodSeconds: 10
-          successThreshold: 1
-          timeoutSeconds: 10
-        name: kaoto
-        ports:
-        - containerPort: 8080
-          name: http
-          protocol: TCP
-        readinessProbe:
-          failureThreshold: 10
-          httpGet:
-            path: /
-            port: 8080
-            scheme: HTTP
-          initialDelaySeconds: 5
-          periodSeconds: 10
-          successThreshold: 1
-          timeoutSeconds: 10
-        resources:
-          requests:
-            cpu: 500m
-            memory: 600Mi
-        securityContext:
-          allowPrivilegeEscalation: false
-          runAsNonRoot: true
-          seccompProfile:
-            type: RuntimeDefault
-      securityContext:
-        runAsNonRoot: true
-        seccompProfile:
-          type: RuntimeDefault
-`
-	wantObjs, err := manifest.Decode("reference", []byte(want))
-	if err != nil {
-		t.Fatalf("transcription: %v", err)
-	}
-	got := generate(t, testobj.Load(t, "testdata/ingress-host-path.input.yaml"), generators.Kubernetes)
-	if len(got) != len(wantObjs) {
-		t.Fatalf("%d objects, want %d", len(got), len(wantObjs))
-	}
-	for i := range got {
-		if diff := cmp.Diff(wantObjs[i].Map, got[i].Map); diff != "" {
-			t.Errorf("%s: -reference +got:\n%s", wantObjs[i].Kind(), diff)
-		}
-	}
-}
-
-func TestRouteReference(t *testing.T) {
-	cases := map[string]struct {
-		input, path, host string
-		rewrite           bool
-	}{
-		"ingress-host":        {"ingress-host", "/", "kaoto.example.com", false},
-		"ingress-host-path":   {"ingress-host-path", "/designer", "kaoto.example.com", true},
-		"ingress-path-only":   {"ingress-path-only", "/k2", "", true},
-		"ingress-empty":       {"ingress-empty", "/", "", false},
-		"regex leaks through": {"ingress-regex-path", "/foo(/|$)(.*)", "", true},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			objs := generate(t, testobj.Load(t, "testdata/"+tc.input+".input.yaml"), generators.OpenShift)
-			r := objs[1]
-			if r.Kind() != "Route" {
-				t.Fatalf("second object is a %s", r.Kind())
-			}
-			spec := r.Map["spec"].(map[string]any)
-			if spec["path"] != tc.path || spec["host"] != tc.host {
-				t.Errorf("path %v host %v, want %q %q", spec["path"], spec["host"], tc.path, tc.host)
-			}
-			_, has := r.Annotation("haproxy.router.openshift.io/rewrite-target")
-			if has != tc.rewrite {
-				t.Errorf("rewrite annotation present=%v, want %v", has, tc.rewrite)
-			}
-			if spec["port"].(map[string]any)["targetPort"] != int64(8080) {
-				t.Errorf("Route targetPort must be the integer 8080")
-			}
-		})
-	}
-}
-
+// TestIngressPath checks the operator's path algorithm against the list of
+// consequences in reference/kaoto-operator.md §2.2 (and the default of
+// §2.4's first row for an empty path).
 func TestIngressPath(t *testing.T) {
 	for in, want := range map[string]string{
 		"/designer": "/designer(/|$)(.*)", "/k2": "/k2(/|$)(.*)", "/foo/": "/foo/(/|$)(.*)",
@@ -216,18 +30,6 @@ func TestIngressPath(t *testing.T) {
 		}
 		if got := IngressPath(k); got != want {
 			t.Errorf("IngressPath(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestNoIngressWithoutSpecIngress(t *testing.T) {
-	for _, p := range []generators.Platform{generators.Kubernetes, generators.OpenShift} {
-		var kinds []string
-		for _, o := range generate(t, testobj.Load(t, "testdata/minimal.input.yaml"), p) {
-			kinds = append(kinds, o.Kind())
-		}
-		if diff := cmp.Diff([]string{"Service", "Deployment"}, kinds); diff != "" {
-			t.Errorf("%s: -want +got:\n%s", p, diff)
 		}
 	}
 }
@@ -271,7 +73,7 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 func BenchmarkGenerate(b *testing.B) {
-	spec := testobj.Load(b, "testdata/ingress-host-path.input.yaml")
+	spec := testobj.Load(b, "testdata/operator/ingress-host-path/kaoto.yaml")
 	g := &Generator{}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -1,11 +1,9 @@
 package kustomize
 
 import (
+	"context"
+	"errors"
 	"fmt"
-	"path"
-	"path/filepath"
-	"sort"
-	"sync"
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
@@ -15,39 +13,30 @@ import (
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
-// buildMu serialises kustomize builds: kustomize keeps global state, the
-// OpenAPI schema, which a kustomization's openapi field replaces. The
+// buildSlot serialises kustomize builds: kustomize keeps global state,
+// the OpenAPI schema, which a kustomization's openapi field replaces. The
 // parsed default schema is kept between builds (parsing it is most of a
 // build's cost); a build that leaves another schema behind resets it.
-var buildMu sync.Mutex
+var buildSlot = make(chan struct{}, 1)
 
 // schemaDirty reports whether kustomize's global schema is not the
 // default one.
 func schemaDirty() bool { return openapi.GetSchemaVersion() != openapi.DefaultOpenAPI }
 
-// build runs kustomize on the rendered folder, held in an in-memory
-// filesystem at the folder's real path, with the options of kustomize
-// build: files load only at or below their kustomization, builtin plugins
-// only, helm disabled, legacy output order. The objects come back in
-// kustomize's order with Source.File set to the folder.
-func (j *job) build(f *folder) ([]*manifest.Object, error) {
-	fsys := filesys.MakeFsInMemory()
-	paths := make([]string, 0, len(f.files))
-	for p := range f.files {
-		paths = append(paths, p)
+// build runs kustomize on the folder as the tree shows it, at the
+// folder's real path, with the options of kustomize build: files load
+// only at or below their kustomization, builtin plugins only, helm
+// disabled, legacy output order. The objects come back in kustomize's
+// order with Source.File set to the folder. A refusal met while
+// kustomize reads (a symlink leaving the folder) is the error.
+func (j *job) build(ctx context.Context, t *tree) ([]*manifest.Object, error) {
+	out, err := kustomize(ctx, treeFS{t}, t.root)
+	if r := t.firstRefusal(); r != nil {
+		return nil, r
 	}
-	sort.Strings(paths)
-	root := filepath.ToSlash(f.real)
-	for _, p := range paths {
-		full := path.Join(root, p)
-		if err := fsys.MkdirAll(path.Dir(full)); err != nil {
-			return nil, j.fileError(p, 0, "", fmt.Errorf("%w: %v", ErrKustomization, err))
-		}
-		if err := fsys.WriteFile(full, f.files[p]); err != nil {
-			return nil, j.fileError(p, 0, "", fmt.Errorf("%w: %v", ErrKustomization, err))
-		}
+	if errors.Is(err, ErrBudget) {
+		return nil, j.spec.FieldError(sourceField, fmt.Errorf("kustomize build %s: %w", j.dir, err))
 	}
-	out, err := kustomize(fsys, root)
 	if err != nil {
 		return nil, j.spec.FieldError(sourceField, fmt.Errorf("%w: kustomize build %s: %v", ErrKustomization, j.dir, err))
 	}
@@ -64,10 +53,35 @@ func (j *job) build(f *folder) ([]*manifest.Object, error) {
 	return objs, nil
 }
 
-// kustomize runs krusty under buildMu and turns a panic into an error.
-func kustomize(fsys filesys.FileSystem, root string) (out []byte, err error) {
-	buildMu.Lock()
-	defer buildMu.Unlock()
+// kustomize runs krusty alone (buildSlot) and turns a panic into an
+// error. When ctx ends first it returns ErrBudget at once; the build
+// goes on in the background until it finishes and frees the slot.
+func kustomize(ctx context.Context, fsys filesys.FileSystem, root string) ([]byte, error) {
+	select {
+	case buildSlot <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: waiting for another kustomize build: %w", ErrBudget, ctx.Err())
+	}
+	type result struct {
+		out []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() { <-buildSlot }()
+		out, err := run(fsys, root)
+		done <- result{out, err}
+	}()
+	select {
+	case r := <-done:
+		return r.out, r.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: %w", ErrBudget, ctx.Err())
+	}
+}
+
+// run is one krusty build; the caller holds buildSlot.
+func run(fsys filesys.FileSystem, root string) (out []byte, err error) {
 	if schemaDirty() {
 		openapi.ResetOpenAPI()
 	}

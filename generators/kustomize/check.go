@@ -7,7 +7,6 @@ import (
 	"io"
 	"path"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -23,28 +22,19 @@ var functionAnnotations = []string{"config.kubernetes.io/function", "config.k8s.
 
 // ensureKustomization gives a folder without a kustomization one listing
 // every *.yaml and *.yml file below it, sorted, except hidden files and
-// kustomization files of subfolders. It returns false when there is
-// nothing to list.
-func (j *job) ensureKustomization(f *folder) bool {
-	if kustomizationFile(f, ".") != "" {
-		return true
+// folders and the kustomization files of subfolders. It returns false
+// when there is nothing to list.
+func (j *job) ensureKustomization(t *tree) (bool, error) {
+	if f, err := kustomizationFile(t, "."); f != "" || err != nil {
+		return err == nil, err
 	}
-	var res []string
-	for p := range f.files {
-		base := path.Base(p)
-		ext := path.Ext(p)
-		if strings.HasPrefix(base, ".") || (ext != ".yaml" && ext != ".yml") || isKustomizationName(base) {
-			continue
-		}
-		res = append(res, p)
+	res, err := t.yamlFiles()
+	if err != nil || len(res) == 0 {
+		return false, err
 	}
-	if len(res) == 0 {
-		return false
-	}
-	sort.Strings(res)
 	b, _ := sigsyaml.Marshal(map[string]any{"apiVersion": types.KustomizationVersion, "kind": types.KustomizationKind, "resources": res})
-	f.files[konfig.DefaultKustomizationFileName()] = b
-	return true
+	t.put(konfig.DefaultKustomizationFileName(), b)
+	return true, nil
 }
 
 func isKustomizationName(base string) bool {
@@ -57,13 +47,18 @@ func isKustomizationName(base string) bool {
 }
 
 // kustomizationFile returns the kustomization file of dir ("" if none).
-func kustomizationFile(f *folder, dir string) string {
+func kustomizationFile(t *tree, dir string) (string, error) {
 	for _, n := range konfig.RecognizedKustomizationFileNames() {
-		if p := path.Join(dir, n); f.files[p] != nil {
-			return p
+		p := path.Join(dir, n)
+		e, ok, err := t.stat(p)
+		if err != nil {
+			return "", err
+		}
+		if ok && !e.dir {
+			return p, nil
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // check walks the kustomizations from the top one and refuses, before
@@ -74,21 +69,17 @@ func kustomizationFile(f *folder, dir string) string {
 // restriction), helmCharts, and generator, transformer and validator
 // configurations that are not builtin plugins (exec, Go and container
 // plugins, KRM functions).
-func (j *job) check(f *folder) error {
-	dirs := map[string]bool{".": true}
-	for p := range f.files {
-		for d := path.Dir(p); d != "." && !dirs[d]; d = path.Dir(d) {
-			dirs[d] = true
-		}
-	}
-	c := &checker{j: j, f: f, dirs: dirs, seen: map[string]bool{}}
+//
+// Only what the kustomizations reach is read, as kustomize build does: a
+// file elsewhere in the folder never matters.
+func (j *job) check(t *tree) error {
+	c := &checker{j: j, t: t, seen: map[string]bool{}}
 	return c.kustomization(".", false)
 }
 
 type checker struct {
 	j    *job
-	f    *folder
-	dirs map[string]bool
+	t    *tree
 	seen map[string]bool
 }
 
@@ -98,7 +89,8 @@ const (
 	dirRef
 )
 
-// kustomization checks the kustomization of dir. plugins is set when the
+// kustomization checks the kustomization of dir (a path with symlinks
+// resolved, as kustomize sees folders). plugins is set when the
 // resources it lists are plugin configurations (it is listed under
 // generators, transformers or validators).
 func (c *checker) kustomization(dir string, plugins bool) error {
@@ -107,14 +99,20 @@ func (c *checker) kustomization(dir string, plugins bool) error {
 		return nil
 	}
 	c.seen[key] = true
-	file := kustomizationFile(c.f, dir)
+	file, err := kustomizationFile(c.t, dir)
+	if err != nil {
+		return err
+	}
 	if file == "" {
 		return c.j.refuse(dir, 0, "", "no kustomization file (%s) in this folder", strings.Join(konfig.RecognizedKustomizationFileNames(), ", "))
 	}
-	src := c.f.files[file]
+	src, err := c.t.readFile(file)
+	if err != nil {
+		return err
+	}
 	var k types.Kustomization
 	if err := k.Unmarshal(src); err != nil {
-		return c.j.refuse(c.f.source(file), 0, "", "%v", err)
+		return c.j.refuse(c.t.source(file), 0, "", "%v", err)
 	}
 	var doc yaml.Node
 	_ = yaml.Unmarshal(src, &doc) // only for line numbers; k parsed
@@ -133,7 +131,7 @@ type kustCheck struct {
 func (k *kustCheck) run(kust *types.Kustomization) error {
 	if w := kust.CheckDeprecatedFields(); w != nil {
 		for _, m := range *w {
-			k.j.warn(k.f.source(k.file), "", m)
+			k.j.warn(k.t.source(k.file), "", m)
 		}
 	}
 	switch {
@@ -238,7 +236,7 @@ func (k *kustCheck) resource(f field, p string, want int) error {
 		return k.kustomization(t, k.plugins)
 	}
 	if k.plugins {
-		return k.pluginConfigs(f, k.f.source(t), k.f.files[t])
+		return k.pluginFile(f, t)
 	}
 	return nil
 }
@@ -248,7 +246,7 @@ func (k *kustCheck) resource(f field, p string, want int) error {
 // whose resources are configurations.
 func (k *kustCheck) plugin(f field, p string) error {
 	if inlineYAML(p) {
-		return k.pluginConfigs(f, k.f.source(k.file), []byte(p))
+		return k.pluginConfigs(f, k.t.source(k.file), []byte(p))
 	}
 	t, isDir, err := k.ref(f, p, fileRef|dirRef)
 	if err != nil {
@@ -257,7 +255,16 @@ func (k *kustCheck) plugin(f field, p string) error {
 	if isDir {
 		return k.kustomization(t, true)
 	}
-	return k.pluginConfigs(f, k.f.source(t), k.f.files[t])
+	return k.pluginFile(f, t)
+}
+
+// pluginFile checks a file of plugin configurations.
+func (k *kustCheck) pluginFile(f field, t string) error {
+	b, err := k.t.readFile(t)
+	if err != nil {
+		return err
+	}
+	return k.pluginConfigs(f, k.t.source(t), b)
 }
 
 // pluginConfigs refuses configurations of anything but a builtin plugin,
@@ -308,18 +315,27 @@ func (k *kustCheck) ref(f field, p string, want int) (string, bool, error) {
 	if t == ".." || strings.HasPrefix(t, "../") {
 		return "", false, k.fail(f, "%q leaves the component folder %s", p, k.j.dir)
 	}
+	e, ok, err := k.t.stat(t)
 	switch {
-	case k.f.files[t] != nil && want&fileRef != 0:
-		if k.dir != "." && !strings.HasPrefix(t, k.dir+"/") {
+	case err != nil:
+		return "", false, err
+	case !ok:
+		return "", false, k.fail(f, "%q does not exist in the component folder", p)
+	case !e.dir && want&fileRef != 0:
+		if !withinSlash(e.real, k.dir) {
 			return "", false, k.fail(f, "file %q is outside the kustomization's folder %s: kustomize loads files only at or below it (load restrictor RootOnly)", p, k.j.path(k.dir))
 		}
 		return t, false, nil
-	case k.dirs[t] && want&dirRef != 0:
-		return t, true, nil
-	case k.f.files[t] != nil || k.dirs[t]:
-		return "", false, k.fail(f, "%q is a %s; a %s is expected here", p, kindName(k.dirs[t]), kindName(want == dirRef))
+	case e.dir && want&dirRef != 0:
+		return e.real, true, nil
 	}
-	return "", false, k.fail(f, "%q does not exist in the component folder", p)
+	return "", false, k.fail(f, "%q is a %s; a %s is expected here", p, kindName(e.dir), kindName(want == dirRef))
+}
+
+// withinSlash reports whether the slash path p is dir or below it ("." holds
+// everything).
+func withinSlash(p, dir string) bool {
+	return dir == "." || p == dir || strings.HasPrefix(p, dir+"/")
 }
 
 func kindName(dir bool) string {
@@ -331,7 +347,7 @@ func kindName(dir bool) string {
 
 // fail is an ErrKustomization error at a field of the kustomization file.
 func (k *kustCheck) fail(f field, format string, args ...any) error {
-	return k.j.refuse(k.f.source(k.file), f.line(k.doc), f.String(), format, args...)
+	return k.j.refuse(k.t.source(k.file), f.line(k.doc), f.String(), format, args...)
 }
 
 var scpUser = regexp.MustCompile(`^[a-z][a-z0-9-]*@`)

@@ -5,41 +5,55 @@
 //
 // # Stages
 //
-//  1. Read: every regular file below the folder is read into memory.
-//     Symlinks are followed only when they resolve inside the folder.
-//     .component-ignore (gitignore syntax) leaves files out;
-//     .component-config.yaml configures templating.
-//  2. Template: the files are rendered with Go text/template (below).
+//  1. Open: the folder is resolved; .component-ignore (gitignore syntax)
+//     leaves files out, .component-config.yaml configures templating.
+//     The files are templates when spec.source.kustomization.template
+//     says so, else when .component-config.yaml exists (a
+//     component-operator-runtime folder). A plain folder stays on disk
+//     and only what kustomize reaches is ever read: files elsewhere in
+//     it never matter, whatever their names or content. A templated
+//     folder is read whole into memory, as component-operator-runtime
+//     does.
+//  2. Template (templated folders only): the files are rendered with Go
+//     text/template (below).
 //  3. Kustomization: a folder without kustomization.yaml,
 //     kustomization.yml or Kustomization gets one listing all its *.yaml
 //     and *.yml files, recursively and sorted, except hidden files and
-//     kustomization files of subfolders.
+//     folders and kustomization files of subfolders.
 //  4. Check: the kustomizations reachable from the top one are read and
 //     what cannot run offline is refused (below), before kustomize sees
 //     anything.
-//  5. Build: krusty runs on an in-memory filesystem with kustomize
-//     build's defaults: load restrictor RootOnly, builtin plugins only,
-//     helm disabled, legacy output order. Builds are serialised by a
-//     package mutex (kustomize keeps a global OpenAPI schema, reset
-//     around each build) and a panic becomes an error naming the
-//     Component.
+//  5. Build: krusty runs on a read-only view of the folder at its real
+//     path, with kustomize build's defaults: load restrictor RootOnly,
+//     builtin plugins only, helm disabled, legacy output order. Every
+//     read resolves symlinks and refuses what leaves the folder or is
+//     not a regular file or folder. Builds are serialised (kustomize
+//     keeps a global OpenAPI schema, reset around each build) and a
+//     panic becomes an error naming the Component. A plain folder's
+//     output is byte for byte kustomize build's.
 //  6. Objects: namespaced objects without a namespace get the placement
 //     namespace (spec.namespace, else the Component's); scope comes from
 //     the built-in cluster-scoped kinds and the CRDs of the output.
 //     Source.File is the folder. No wavesmith labels or annotations are
 //     added here (the engine adds them).
 //
+// The context bounds the whole rendering: when it ends (a deadline), the
+// render stops with ErrBudget wrapping the context's error, inside a
+// template at its next step, during kustomize at once (the build
+// finishes in the background).
+//
 // # Templates
 //
 // As in component-operator-runtime, with no templateSuffix every file is
 // a template (files that are not UTF-8 are copied as they are); with
 // templateSuffix (e.g. ".tpl") only files ending in it are, and the
-// suffix is dropped from the output name. A plain kustomization without
-// template actions renders unchanged; one that must keep "{{" literally
-// sets templateSuffix or other delimiters. All templates form one
-// associated set named by their path relative to the folder, so a define
-// in any file is visible in all. Missing keys render as nothing
-// (missingkey=zero, "<no value>" removed, as Helm does).
+// suffix is dropped from the output name. A folder that must keep "{{"
+// literally sets templateSuffix or other delimiters. All templates form
+// one associated set named by their path relative to the folder, so a
+// define in any file is visible in all. A missing map key is an error
+// naming the template, line and key (missingkey=error); read optional
+// keys with dig, hasKey or default values in .component-config.yaml. A
+// nil value renders as nothing ("<no value>" removed, as Helm does).
 //
 // .component-config.yaml keys: templateSuffix, leftTemplateDelimiter,
 // rightTemplateDelimiter (default "{{" and "}}") and values (defaults).
@@ -47,15 +61,35 @@
 // is read. The data is .Values: the config's values, overridden by the
 // Component's valuesFiles (in order) and spec.values, deep-merged.
 //
-// Functions: sprig's TxtFuncMap without env and expandenv; toYaml,
-// mustToYaml, fromYaml, mustFromYaml, fromYamlArray, mustFromYamlArray,
-// fromJson, mustFromJson, fromJsonArray, mustFromJsonArray, required,
-// include and tpl as in Helm; namespace and name (the placement);
-// kubernetesVersion (a *version.Info from Options.KubeVersion, defaulting
-// to Helm's default); apiResources (sorted []*metav1.APIResourceList from
-// Helm's default API versions plus Options.APIVersions; resource names
-// guessed from kinds); lookup, which finds nothing (an empty map), as in
-// helm template.
+// Functions: sprig's TxtFuncMap without env, expandenv and getHostByName
+// (a render depends neither on the machine's environment nor on the
+// network); now, date, htmlDate, toDate and mustToDate use UTC instead
+// of the machine's time zone; toYaml, mustToYaml, fromYaml,
+// mustFromYaml, fromYamlArray, mustFromYamlArray, fromJson,
+// mustFromJson, fromJsonArray, mustFromJsonArray, required, include and
+// tpl as in Helm; namespace and name (the placement); kubernetesVersion
+// (a *version.Info from Options.KubeVersion, defaulting to Helm's
+// default); apiResources (sorted []*metav1.APIResourceList from Helm's
+// default API versions plus Options.APIVersions; resource names guessed
+// from kinds); lookup, which finds nothing (an empty map), as in helm
+// template. sprig's random and clock functions (randAlpha, uuidv4,
+// genCA, now, ...) stay, as in Helm: a template that calls them renders
+// differently each time.
+//
+// # Budget
+//
+// A rendering may take at most 10,000,000 steps (a range iteration is one,
+// a template call five, a function call ten, key generation and bcrypt
+// 500000), nest templates (template, include, tpl) 1000 deep, make lists
+// of 1,000,000 elements (until, untilStep, seq), values of 8 MiB (a
+// string, or elements of a list or map), 256 MiB of function results in
+// all, 16 MiB of output per template and 64 MiB in all; printf widths
+// are at most 65536, and set and merge refuse to make a map contain
+// itself. Arguments that would make a larger value (repeat, until,
+// indent, replace, printf widths, ...) are refused before anything is
+// allocated. Each limit is an ErrBudget error in ErrTemplate naming the
+// template and, for loops and recursion, the line of the range or
+// template.
 //
 // # Refused
 //
@@ -67,8 +101,10 @@
 // HelmChartInflationGenerator (they run helm); generator, transformer and
 // validator configurations that are not builtin plugins (exec, Go and
 // container plugins) or that carry a KRM function annotation
-// (config.kubernetes.io/function); symlinks resolving outside the folder.
-// Template failures wrap ErrTemplate (and ErrRequired for required) and
+// (config.kubernetes.io/function); symlinks resolving outside the folder
+// (directly or through other symlinks), symlink loops where a folder is
+// listed, and files that are neither regular files nor folders, where
+// they are reached. Template failures wrap ErrTemplate (and ErrRequired for required) and
 // name the template file and line; a rendered YAML file that does not
 // parse wraps ErrTemplate and manifest.ErrSyntax.
 package kustomize

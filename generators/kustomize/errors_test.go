@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -102,6 +103,12 @@ func TestErrors(t *testing.T) {
 			file: "env-function/configmap.yaml", line: 6,
 			text: []string{`function "env" not defined`},
 		},
+		"MissingKey": {
+			reason: "a missing key is an error naming the template, line and key (missingkey=error), not an empty string",
+			dir:    bad, path: "missing-key", errs: []error{ErrTemplate},
+			file: "missing-key/configmap.yaml", line: 9,
+			text: []string{`map has no entry for key "tag"`, "<.Values.image.tag>"},
+		},
 		"InvalidYAML": {
 			reason: "a template rendering invalid YAML names the template and the output line",
 			dir:    bad, path: "invalid-yaml", spec: map[string]any{"values": map[string]any{"description": "note: this breaks"}},
@@ -180,7 +187,9 @@ func TestErrors(t *testing.T) {
 }
 
 // TestSymlinks: links inside the folder are followed; links leaving it
-// and loops are refused.
+// are refused where the kustomization reaches them, directly or through
+// other links, and ignored where it does not (kustomize never reads
+// them); a loop is refused where the folder is listed.
 func TestSymlinks(t *testing.T) {
 	root := t.TempDir()
 	write := func(p, s string) {
@@ -194,43 +203,89 @@ func TestSymlinks(t *testing.T) {
 	}
 	link := func(target, p string) {
 		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.Symlink(target, filepath.Join(root, p)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
 	write("secret.yaml", strings.Replace(cm, "%s", "host-secret", 1))
+	write("outside/kustomization.yaml", "resources: [cm.yaml]\n")
+	write("outside/cm.yaml", strings.Replace(cm, "%s", "outside", 1))
 	write("escape/kustomization.yaml", "resources: [cm.yaml]\n")
 	link("../secret.yaml", "escape/cm.yaml")
+	write("chain/kustomization.yaml", "resources: [cm.yaml]\n")
+	link("hop.yaml", "chain/cm.yaml")
+	link("../secret.yaml", "chain/hop.yaml")
+	write("dir-escape/kustomization.yaml", "resources: [base]\n")
+	link("../outside", "dir-escape/base")
+	write("patch-escape/kustomization.yaml", "resources: [cm.yaml]\npatches:\n- path: linked/cm.yaml\n")
+	write("patch-escape/cm.yaml", strings.Replace(cm, "%s", "p", 1))
+	link("../outside", "patch-escape/linked")
 	write("inside/kustomization.yaml", "resources: [extra.yaml, linked]\n")
 	write("inside/real/kustomization.yaml", "resources: [cm.yaml]\n")
 	write("inside/real/cm.yaml", strings.Replace(cm, "%s", "real", 1))
 	write("inside/real/extra.yaml", strings.Replace(cm, "%s", "extra", 1))
 	link("real/extra.yaml", "inside/extra.yaml")
 	link("real", "inside/linked")
-	write("loop/kustomization.yaml", "resources: []\n")
+	write("unreached/kustomization.yaml", "resources: [cm.yaml]\n")
+	write("unreached/cm.yaml", strings.Replace(cm, "%s", "unreached", 1))
+	link("../secret.yaml", "unreached/stray.yaml")
+	link("/etc", "unreached/etc")
+	link(".", "unreached/self")
+	write("loop/cm.yaml", strings.Replace(cm, "%s", "loop", 1)) // no kustomization: the folder is listed
 	link(".", "loop/self")
+	write("listed-escape/cm.yaml", strings.Replace(cm, "%s", "listed", 1))
+	link("../secret.yaml", "listed-escape/stolen.yaml")
+	// A FIFO would block a reader forever: refused where reached,
+	// harmless elsewhere.
+	write("fifo/kustomization.yaml", "resources: [pipe.yaml]\n")
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo", "pipe.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "unreached", "pipe.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	opts := generators.Options{Root: root}
-	_, err := Generator{}.Generate(t.Context(), newSpec(root, "escape", nil), opts)
-	var me *manifest.Error
-	if !errors.Is(err, ErrKustomization) || !errors.As(err, &me) || me.File != filepath.Join(root, "escape", "cm.yaml") || !strings.Contains(err.Error(), "outside the component folder") {
-		t.Errorf("a symlink leaving the folder: got %v", err)
+	refused := map[string]struct {
+		reason string
+		file   string
+		text   string
+	}{
+		"escape":        {"a resource linking outside", "escape/cm.yaml", "outside the component folder"},
+		"chain":         {"a resource linking outside through another link", "chain/cm.yaml", "outside the component folder"},
+		"dir-escape":    {"a base folder linking outside", "dir-escape/base", "outside the component folder"},
+		"patch-escape":  {"a patch through a folder link leaving the folder", "patch-escape/linked/cm.yaml", "outside the component folder"},
+		"loop":          {"a loop in a listed folder", "loop/self", "symlink loop"},
+		"listed-escape": {"a listed YAML file linking outside", "listed-escape/stolen.yaml", "outside the component folder"},
+		"fifo":          {"a FIFO the kustomization lists", "fifo/pipe.yaml", "not a regular file or folder"},
 	}
-	_, err = Generator{}.Generate(t.Context(), newSpec(root, "loop", nil), opts)
-	if !errors.Is(err, ErrKustomization) || !strings.Contains(err.Error(), "symlink loop") {
-		t.Errorf("a symlink loop: got %v", err)
+	for name, tc := range refused {
+		t.Run(name, func(t *testing.T) {
+			_, err := Generator{}.Generate(t.Context(), newSpec(root, name, nil), opts)
+			var me *manifest.Error
+			if !errors.Is(err, ErrKustomization) || !errors.As(err, &me) || me.File != filepath.Join(root, filepath.FromSlash(tc.file)) || !strings.Contains(err.Error(), tc.text) {
+				t.Errorf("%s: want ErrKustomization at %s with %q, got %v", tc.reason, tc.file, tc.text, err)
+			}
+		})
 	}
-	res, err := Generator{}.Generate(t.Context(), newSpec(root, "inside", nil), opts)
-	if err != nil {
-		t.Fatalf("symlinks inside the folder: %v", err)
-	}
-	var names []string
-	for _, o := range res.Objects {
-		names = append(names, o.Name())
-	}
-	if strings.Join(names, ",") != "extra,real" {
-		t.Errorf("symlinks inside the folder: got %v, want extra and real", names)
+	for name, want := range map[string]string{"inside": "extra,real", "unreached": "unreached"} {
+		t.Run(name, func(t *testing.T) {
+			res, err := Generator{}.Generate(t.Context(), newSpec(root, name, nil), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, o := range res.Objects {
+				names = append(names, o.Name())
+			}
+			if got := strings.Join(names, ","); got != want {
+				t.Errorf("got %v, want %s", got, want)
+			}
+		})
 	}
 }
 
@@ -249,7 +304,7 @@ func TestPanicBecomesError(t *testing.T) {
 	if err := fsys.WriteFile("/k/kustomization.yaml", []byte("resources: []\n")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := kustomize(panicFS{fsys}, "/k")
+	_, err := kustomize(t.Context(), panicFS{fsys}, "/k")
 	if err == nil || !strings.Contains(err.Error(), "kustomize panicked: boom") {
 		t.Fatalf("got %v", err)
 	}

@@ -15,29 +15,6 @@ import (
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
-// folder is the component folder in memory.
-type folder struct {
-	// files holds the content by slash path relative to the folder;
-	// after rendering, the rendered content by output path.
-	files map[string][]byte
-	// origin maps an output path to the template it was rendered from,
-	// when the two differ (a template suffix was dropped).
-	origin map[string]string
-	cfg    config
-	// real is the absolute folder path with symlinks resolved; kustomize
-	// sees the files at the same path in its in-memory filesystem.
-	real string
-}
-
-// source returns the path, relative to the folder, of the file an output
-// path came from.
-func (f *folder) source(rel string) string {
-	if o, ok := f.origin[rel]; ok {
-		return o
-	}
-	return rel
-}
-
 // config is the content of ConfigFile.
 type config struct {
 	TemplateSuffix         string         `json:"templateSuffix,omitempty"`
@@ -49,52 +26,82 @@ type config struct {
 	IncludedKustomizations []string `json:"includedKustomizations,omitempty"`
 }
 
-// read loads every file of the folder, following symlinks that stay
-// inside it, and leaves out what IgnoreFile lists. ConfigFile and
-// IgnoreFile at the top are read and removed.
-func (j *job) read() (*folder, error) {
+// open prepares the folder: it resolves it, reads IgnoreFile and
+// ConfigFile, and decides whether its files are templates (the
+// Component's template field, else whether ConfigFile exists). A
+// templated folder is read whole into memory, as component-operator-runtime
+// does; a plain one stays on disk and is read where kustomize reaches.
+func (j *job) open() (*tree, config, bool, error) {
+	var cfg config
 	real, err := filepath.EvalSymlinks(j.dir)
 	if err == nil {
 		real, err = filepath.Abs(real)
 	}
 	if err != nil {
-		return nil, j.spec.FieldError(sourceField, fmt.Errorf("%w: %v", manifest.ErrInvalid, err))
+		return nil, cfg, false, j.spec.FieldError(sourceField, fmt.Errorf("%w: %v", manifest.ErrInvalid, err))
 	}
 	if st, err := os.Stat(real); err != nil || !st.IsDir() {
-		return nil, j.spec.FieldError(sourceField, fmt.Errorf("%w: %s is not a folder", manifest.ErrInvalid, j.dir))
+		return nil, cfg, false, j.spec.FieldError(sourceField, fmt.Errorf("%w: %s is not a folder", manifest.ErrInvalid, j.dir))
 	}
-	f := &folder{files: map[string][]byte{}, real: real}
-	r := walker{j: j, f: f, onPath: map[string]bool{real: true}}
-	switch b, err := os.ReadFile(filepath.Join(real, IgnoreFile)); {
-	case err == nil:
-		r.ignore = gitignore.NewGitIgnoreFromReader("/", bytes.NewReader(b))
-	case !os.IsNotExist(err):
-		return nil, j.refuse(IgnoreFile, 0, "", "%v", err)
+	// The two configuration files are read through the tree (symlinks
+	// must stay inside), then hidden from kustomize.
+	t := &tree{j: j, root: real, disk: true}
+	t.setMem(map[string][]byte{})
+	ib, hasIgnore, err := t.config(IgnoreFile)
+	if err != nil {
+		return nil, cfg, false, err
 	}
-	if err := r.walk(real, ""); err != nil {
-		return nil, err
+	cb, hasConfig, err := t.config(ConfigFile)
+	if err != nil {
+		return nil, cfg, false, err
 	}
-	delete(f.files, IgnoreFile)
-	if b, ok := f.files[ConfigFile]; ok {
-		delete(f.files, ConfigFile)
-		if err := yaml.UnmarshalStrict(b, &f.cfg); err != nil {
-			return nil, j.refuse(ConfigFile, 0, "", "%v", err)
+	t.hidden = map[string]bool{IgnoreFile: true, ConfigFile: true}
+	if hasIgnore {
+		t.ignore = gitignore.NewGitIgnoreFromReader("/", bytes.NewReader(ib))
+	}
+	templated := hasConfig
+	if j.template != nil {
+		templated = *j.template
+	}
+	if !templated {
+		return t, cfg, false, nil
+	}
+	if hasConfig {
+		if err := yaml.UnmarshalStrict(cb, &cfg); err != nil {
+			return nil, cfg, false, j.refuse(ConfigFile, 0, "", "%v", err)
 		}
-		if len(f.cfg.IncludedFiles) > 0 {
-			return nil, j.refuse(ConfigFile, 0, "includedFiles", "not supported: wavesmith reads only the component folder; move the files into it")
+		if len(cfg.IncludedFiles) > 0 {
+			return nil, cfg, false, j.refuse(ConfigFile, 0, "includedFiles", "not supported: wavesmith reads only the component folder; move the files into it")
 		}
-		if len(f.cfg.IncludedKustomizations) > 0 {
-			return nil, j.refuse(ConfigFile, 0, "includedKustomizations", "not supported: wavesmith reads only the component folder; point spec.source.kustomization.path at a folder holding all the kustomizations")
+		if len(cfg.IncludedKustomizations) > 0 {
+			return nil, cfg, false, j.refuse(ConfigFile, 0, "includedKustomizations", "not supported: wavesmith reads only the component folder; point spec.source.kustomization.path at a folder holding all the kustomizations")
 		}
 	}
-	return f, nil
+	files := map[string][]byte{}
+	w := walker{j: j, t: t, files: files, onPath: map[string]bool{real: true}}
+	if err := w.walk(real, ""); err != nil {
+		return nil, cfg, false, err
+	}
+	t.setMem(files)
+	t.disk = false
+	return t, cfg, true, nil
 }
 
-// walker reads a folder tree.
+// config reads a configuration file at the top of the folder.
+func (t *tree) config(name string) ([]byte, bool, error) {
+	_, ok, err := t.stat(name)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	b, err := t.readFile(name)
+	return b, err == nil, err
+}
+
+// walker reads a folder tree into memory.
 type walker struct {
-	j      *job
-	f      *folder
-	ignore gitignore.IgnoreMatcher
+	j     *job
+	t     *tree
+	files map[string][]byte
 	// onPath holds the real paths of the folders being walked, to stop
 	// symlink loops.
 	onPath map[string]bool
@@ -111,12 +118,15 @@ func (w *walker) walk(disk, rel string) error {
 		p, r := filepath.Join(disk, e.Name()), path.Join(rel, e.Name())
 		mode := e.Type()
 		if mode&fs.ModeSymlink != 0 {
+			if w.ignored(r, false) || w.ignored(r, true) {
+				continue // ignored links are never followed
+			}
 			target, err := filepath.EvalSymlinks(p)
 			if err != nil {
 				return w.j.refuse(r, 0, "", "symlink cannot be resolved: %v", err)
 			}
-			if !within(target, w.f.real) {
-				return w.j.refuse(r, 0, "", "symlink points to %s, outside the component folder %s", target, w.f.real)
+			if !within(target, w.t.root) {
+				return w.j.refuse(r, 0, "", "symlink points to %s, outside the component folder %s", target, w.t.root)
 			}
 			st, err := os.Stat(target)
 			if err != nil {
@@ -146,7 +156,7 @@ func (w *walker) walk(disk, rel string) error {
 			if err != nil {
 				return w.j.refuse(r, 0, "", "%v", err)
 			}
-			w.f.files[r] = b
+			w.files[r] = b
 		default:
 			return w.j.refuse(r, 0, "", "not a regular file or folder")
 		}
@@ -155,7 +165,7 @@ func (w *walker) walk(disk, rel string) error {
 }
 
 func (w *walker) ignored(rel string, isDir bool) bool {
-	return w.ignore != nil && rel != IgnoreFile && rel != ConfigFile && w.ignore.Match("/"+rel, isDir)
+	return w.t.hidden[rel] || w.t.ignored(rel, isDir)
 }
 
 // within reports whether p is root or below it.

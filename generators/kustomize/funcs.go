@@ -1,12 +1,14 @@
 package kustomize
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
 	"text/template"
+	"time"
 	"unicode"
 
 	"github.com/Masterminds/sprig/v3"
@@ -17,27 +19,44 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 	"sigs.k8s.io/yaml"
 
+	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/manifest"
 )
-
-// maxIncludeDepth bounds recursion through include, as Helm does.
-const maxIncludeDepth = 1000
 
 var (
 	staticOnce  sync.Once
 	staticFuncs template.FuncMap
 )
 
+// removedFuncs are sprig functions a render must not have: it must not
+// depend on the machine's environment or the network.
+var removedFuncs = []string{"env", "expandenv", "getHostByName"}
+
 // static returns the functions that do not depend on the component:
-// sprig's text functions without env and expandenv (a render must not
-// depend on the machine it runs on), with the YAML and JSON helpers and
-// required that Helm and component-operator-runtime add.
+// sprig's text functions without removedFuncs, the ones that read the
+// machine's time zone in UTC instead, with the YAML and JSON helpers and
+// required that Helm and component-operator-runtime add, and printf,
+// print and println (text/template's own, here so that the budget sees
+// them).
 func static() template.FuncMap {
 	staticOnce.Do(func() {
 		f := sprig.TxtFuncMap()
-		delete(f, "env")
-		delete(f, "expandenv")
+		for _, n := range removedFuncs {
+			delete(f, n)
+		}
+		inZone := f["dateInZone"].(func(string, any, string) string)
 		for k, v := range map[string]any{
+			"now":      func() time.Time { return time.Now().UTC() },
+			"date":     func(layout string, date any) string { return inZone(layout, date, "UTC") },
+			"htmlDate": func(date any) string { return inZone("2006-01-02", date, "UTC") },
+			"toDate": func(layout, s string) time.Time {
+				t, _ := time.ParseInLocation(layout, s, time.UTC)
+				return t
+			},
+			"mustToDate":        func(layout, s string) (time.Time, error) { return time.ParseInLocation(layout, s, time.UTC) },
+			"printf":            fmt.Sprintf,
+			"print":             fmt.Sprint,
+			"println":           fmt.Sprintln,
 			"toYaml":            toYAML,
 			"mustToYaml":        mustToYAML,
 			"fromYaml":          fromYAML,
@@ -59,17 +78,18 @@ func static() template.FuncMap {
 
 // funcs returns the function map for one rendering: the static functions
 // plus the helpers that know the placement, the target cluster and the
-// template set (include, tpl).
-func (j *job) funcs(set *template.Template) (template.FuncMap, error) {
-	kv := chartutil.DefaultCapabilities.KubeVersion
-	if j.opts.KubeVersion != "" {
-		v, err := chartutil.ParseKubeVersion(j.opts.KubeVersion)
-		if err != nil {
-			return nil, &manifest.Error{File: j.spec.Source.File, Object: j.spec.Key().String(), Ref: j.spec.Ref(),
-				Err: fmt.Errorf("%w: kube version %q: %v", manifest.ErrInvalid, j.opts.KubeVersion, err)}
-		}
-		kv = *v
+// template set (include, tpl), all guarded by the budget.
+func (j *job) funcs(set *template.Template, b *budget) (template.FuncMap, error) {
+	kubeVersion := j.opts.KubeVersion
+	if kubeVersion == "" {
+		kubeVersion = generators.DefaultKubeVersion()
 	}
+	parsed, err := chartutil.ParseKubeVersion(kubeVersion)
+	if err != nil {
+		return nil, &manifest.Error{File: j.spec.Source.File, Object: j.spec.Key().String(), Ref: j.spec.Ref(),
+			Err: fmt.Errorf("%w: kube version %q: %v", manifest.ErrInvalid, kubeVersion, err)}
+	}
+	kv := *parsed
 	s := static()
 	f := make(template.FuncMap, len(s)+8)
 	for k, v := range s {
@@ -90,18 +110,14 @@ func (j *job) funcs(set *template.Template) (template.FuncMap, error) {
 	}
 	// lookup sees no cluster: it finds nothing, as in helm template.
 	f["lookup"] = func(apiVersion, kind, namespace, name string) map[string]any { return map[string]any{} }
-	depth := map[string]int{}
+	// include and tpl render into bounded buffers; the templates they
+	// run count their nesting (see budget.instrument).
 	f["include"] = func(name string, data any) (string, error) {
-		if depth[name] >= maxIncludeDepth {
-			return "", fmt.Errorf("include %q: nested more than %d times", name, maxIncludeDepth)
-		}
-		depth[name]++
-		defer func() { depth[name]-- }()
-		var b strings.Builder
-		if err := set.ExecuteTemplate(&b, name, data); err != nil {
+		w := &limitedWriter{b: b, max: maxValue}
+		if err := set.ExecuteTemplate(w, name, data); err != nil {
 			return "", err
 		}
-		return strings.ReplaceAll(b.String(), string(noValue), ""), nil
+		return string(bytes.ReplaceAll(w.buf, noValue, nil)), nil
 	}
 	f["tpl"] = func(text string, data any) (string, error) {
 		t, err := set.Clone()
@@ -111,12 +127,14 @@ func (j *job) funcs(set *template.Template) (template.FuncMap, error) {
 		if t, err = t.New("<tpl>").Parse(text); err != nil {
 			return "", err
 		}
-		var b strings.Builder
-		if err := t.Execute(&b, data); err != nil {
+		b.instrument(t)
+		w := &limitedWriter{b: b, max: maxValue}
+		if err := t.Execute(w, data); err != nil {
 			return "", err
 		}
-		return strings.ReplaceAll(b.String(), string(noValue), ""), nil
+		return string(bytes.ReplaceAll(w.buf, noValue, nil)), nil
 	}
+	b.guard(f)
 	return f, nil
 }
 

@@ -23,6 +23,11 @@ var (
 	// ErrRequired: the template function required got nil or "". It
 	// comes wrapped in ErrTemplate.
 	ErrRequired = errors.New("missing required value")
+	// ErrBudget: rendering took too long (the context's deadline; the
+	// error wraps the context's error too) or a template exceeded a
+	// limit on steps, sizes or output (see the package documentation).
+	// Within a template it comes wrapped in ErrTemplate.
+	ErrBudget = errors.New("budget exceeded")
 )
 
 // Files in the component folder that configure it; they are neither
@@ -64,7 +69,7 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 	if err != nil {
 		return generators.Result{}, err
 	}
-	j := &job{spec: spec, dir: dir, opts: opts, values: values}
+	j := &job{spec: spec, dir: dir, opts: opts, values: values, template: c.Spec.Source.Kustomization.Template}
 	j.namespace, j.name = component.Placement(c)
 	objs, err := j.run(ctx)
 	if err != nil {
@@ -82,32 +87,48 @@ type job struct {
 	namespace, name string // placement
 	opts            generators.Options
 	values          map[string]any // valuesFiles and spec.values
+	template        *bool          // spec.source.kustomization.template
 	warnings        []manifest.Warning
 }
 
 // run reads, templates, checks and builds the folder.
 func (j *job) run(ctx context.Context) ([]*manifest.Object, error) {
-	f, err := j.read()
+	t, cfg, templated, err := j.open()
 	if err != nil {
 		return nil, err
 	}
-	if err := j.render(f); err != nil {
+	if templated {
+		if err := j.render(ctx, t, cfg); err != nil {
+			return nil, err
+		}
+	}
+	if err := j.ctxErr(ctx, "reading the folder"); err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
+	ok, err := j.ensureKustomization(t)
+	if err != nil {
 		return nil, err
 	}
-	if !j.ensureKustomization(f) {
+	if !ok {
 		j.warnings = append(j.warnings, j.spec.Warn(sourceField, fmt.Sprintf("%s has no kustomization and no YAML files: it renders nothing", j.dir)))
 		return nil, nil
 	}
-	if err := j.check(f); err != nil {
+	if err := j.check(t); err != nil {
 		return nil, err
 	}
+	if err := j.ctxErr(ctx, "checking the kustomization"); err != nil {
+		return nil, err
+	}
+	return j.build(ctx, t)
+}
+
+// ctxErr is ErrBudget naming the Component and the stage when ctx is
+// done.
+func (j *job) ctxErr(ctx context.Context, stage string) error {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return j.spec.FieldError(sourceField, fmt.Errorf("%w: %s %s: %w", ErrBudget, stage, j.dir, err))
 	}
-	return j.build(f)
+	return nil
 }
 
 // path returns the path of a file of the folder as the user knows it.

@@ -25,7 +25,7 @@ var fixtures = filepath.Join(repoRoot, "testdata", "kustomizations")
 // plainFixtures are the untemplated kustomizations compared with the
 // kustomize binary; templatedFixtures are covered by golden files.
 var (
-	plainFixtures     = []string{"overlay", "shop", "with-components", "plain"}
+	plainFixtures     = []string{"overlay", "shop", "with-components", "plain", "odd-names"}
 	templatedFixtures = []string{"templated", "templated-suffix"}
 )
 
@@ -42,6 +42,13 @@ func newSpec(dir, path string, spec map[string]any) *manifest.Object {
 	o := manifest.New(map[string]any{"apiVersion": "wavesmith.io/v1alpha1", "kind": "Component",
 		"metadata": map[string]any{"name": "demo", "namespace": placement}, "spec": s})
 	o.Source.File = filepath.Join(dir, "components.yaml")
+	return o
+}
+
+// templatedSpec is newSpec with spec.source.kustomization.template set.
+func templatedSpec(dir, path string, spec map[string]any) *manifest.Object {
+	o := newSpec(dir, path, spec)
+	o.Map["spec"].(map[string]any)["source"].(map[string]any)["kustomization"].(map[string]any)["template"] = true
 	return o
 }
 
@@ -62,33 +69,45 @@ func kustomizeBin(t testing.TB) string {
 // does for such folders), so that kustomize can build it.
 func kustomizeBuild(t *testing.T, dir string) []*manifest.Object {
 	t.Helper()
-	bin := kustomizeBin(t)
 	if _, err := os.Stat(filepath.Join(dir, "kustomization.yaml")); os.IsNotExist(err) {
 		dir = withKustomization(t, dir)
 	}
-	cmd := exec.Command(bin, "build", dir)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("kustomize build %s: %v\n%s", dir, err, stderr.String())
-	}
-	objs, err := manifest.Decode("kustomize build", out)
+	objs, err := manifest.Decode("kustomize build", kustomizeBuildBytes(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return objs
 }
 
-// withKustomization copies the YAML files of dir into a temporary folder
-// and adds a kustomization.yaml listing them.
+// kustomizeBuildBytes returns the output of kustomize build dir.
+func kustomizeBuildBytes(t *testing.T, dir string) []byte {
+	t.Helper()
+	cmd := exec.Command(kustomizeBin(t), "build", dir)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("kustomize build %s: %v\n%s", dir, err, stderr.String())
+	}
+	return out
+}
+
+// withKustomization copies the YAML files of dir, except hidden files and
+// folders, into a temporary folder and adds a kustomization.yaml listing
+// them.
 func withKustomization(t *testing.T, dir string) string {
 	t.Helper()
 	tmp := t.TempDir()
 	var res []string
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil {
 			return err
+		}
+		if d.IsDir() {
+			if p != dir && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir // hidden folders are not listed
+			}
+			return nil
 		}
 		rel, _ := filepath.Rel(dir, p)
 		if ext := filepath.Ext(p); strings.HasPrefix(d.Name(), ".") || (ext != ".yaml" && ext != ".yml") {
@@ -191,6 +210,40 @@ func TestEqualsKustomizeBuild(t *testing.T) {
 			}
 			if diff := cmp.Diff(wantOrder, gotOrder); diff != "" {
 				t.Errorf("order: -kustomize build +wavesmith:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestBytesEqualKustomizeBuild: for every plain fixture with a
+// kustomization, kustomize's output from the folder as wavesmith reads it
+// (no templating, only what is reached) is byte for byte kustomize
+// build's, before wavesmith decodes it.
+func TestBytesEqualKustomizeBuild(t *testing.T) {
+	for _, name := range plainFixtures {
+		dir := filepath.Join(fixtures, name)
+		if _, err := os.Stat(filepath.Join(dir, "kustomization.yaml")); err != nil {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			want := kustomizeBuildBytes(t, dir)
+			j := &job{spec: newSpec(fixtures, name, nil), dir: dir}
+			tr, _, templated, err := j.open()
+			if err != nil || templated {
+				t.Fatalf("open: templated %v, %v", templated, err)
+			}
+			if ok, err := j.ensureKustomization(tr); !ok || err != nil {
+				t.Fatalf("ensureKustomization: %v, %v", ok, err)
+			}
+			if err := j.check(tr); err != nil {
+				t.Fatal(err)
+			}
+			got, err := kustomize(t.Context(), treeFS{tr}, tr.root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("-kustomize build +wavesmith:\n%s", diff)
 			}
 		})
 	}

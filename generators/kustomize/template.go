@@ -2,6 +2,7 @@ package kustomize
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,20 +20,20 @@ import (
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
-// noValue is what text/template prints for a missing map key; it is
-// removed from the output, as Helm does.
+// noValue is what text/template prints for a nil value; it is removed
+// from the output, as Helm does. (A missing key is an error.)
 var noValue = []byte("<no value>")
 
 // templates returns the paths of the files that are templates: every
 // file without a suffix configured (except files that are not UTF-8),
 // else the files ending in it.
-func (f *folder) templates() []string {
+func templates(files map[string][]byte, suffix string) []string {
 	var names []string
-	for p, b := range f.files {
-		if s := f.cfg.TemplateSuffix; s != "" && !strings.HasSuffix(p, s) {
+	for p, b := range files {
+		if suffix != "" && !strings.HasSuffix(p, suffix) {
 			continue
 		}
-		if f.cfg.TemplateSuffix == "" && !utf8.Valid(b) {
+		if suffix == "" && !utf8.Valid(b) {
 			continue
 		}
 		names = append(names, p)
@@ -43,60 +44,69 @@ func (f *folder) templates() []string {
 
 // render executes the templates of the folder as one associated set (a
 // define in any file is visible in all) with .Values as data, and
-// replaces them by their output, named without the template suffix.
-func (j *job) render(f *folder) error {
-	names := f.templates()
+// replaces them by their output, named without the template suffix. A
+// missing map key is an error (missingkey=error). Execution is bounded
+// by the budget and ctx.
+func (j *job) render(ctx context.Context, t *tree, cfg config) error {
+	files := t.mem
+	names := templates(files, cfg.TemplateSuffix)
 	if len(names) == 0 {
 		return nil
 	}
-	suffix := f.cfg.TemplateSuffix
-	f.origin = map[string]string{}
+	suffix := cfg.TemplateSuffix
+	t.origin = map[string]string{}
 	for _, n := range names {
 		out := strings.TrimSuffix(n, suffix)
 		if out == "" || strings.HasSuffix(out, "/") {
 			return j.fileError(n, 0, "", fmt.Errorf("%w: the file name is only the template suffix %q", ErrTemplate, suffix))
 		}
-		if _, clash := f.files[out]; clash && out != n {
+		if _, clash := files[out]; clash && out != n {
 			return j.fileError(n, 0, "", fmt.Errorf("%w: renders to %s, which exists too", ErrTemplate, out))
 		}
 		if out != n {
-			f.origin[out] = n
+			t.origin[out] = n
 		}
 	}
-	left, right := f.cfg.LeftTemplateDelimiter, f.cfg.RightTemplateDelimiter
+	left, right := cfg.LeftTemplateDelimiter, cfg.RightTemplateDelimiter
 	if left == "" {
 		left = "{{"
 	}
 	if right == "" {
 		right = "}}"
 	}
-	set := template.New("").Delims(left, right).Option("missingkey=zero")
-	fm, err := j.funcs(set)
+	b := newBudget(ctx)
+	set := template.New("").Delims(left, right).Option("missingkey=error")
+	fm, err := j.funcs(set, b)
 	if err != nil {
 		return err
 	}
 	set.Funcs(fm)
 	for _, n := range names {
-		if _, err := set.New(n).Parse(string(f.files[n])); err != nil {
-			return j.templateError(n, names, err)
+		if _, err := set.New(n).Parse(string(files[n])); err != nil {
+			return j.templateError(n, names, b, err)
 		}
 	}
+	b.instrument(set)
 	// ConfigFile's values are the defaults (as in component-operator-runtime).
-	data := map[string]any{"Values": component.Merge(f.cfg.Values, j.values)}
-	var buf bytes.Buffer
+	data := map[string]any{"Values": component.Merge(cfg.Values, j.values)}
+	out := make(map[string][]byte, len(files))
+	for p, c := range files {
+		out[p] = c
+	}
 	for _, n := range names {
-		buf.Reset()
-		if err := set.ExecuteTemplate(&buf, n, data); err != nil {
-			return j.templateError(n, names, err)
+		w := &limitedWriter{b: b, max: maxOutput, total: true}
+		if err := set.ExecuteTemplate(w, n, data); err != nil {
+			return j.templateError(n, names, b, err)
 		}
-		out := bytes.ReplaceAll(buf.Bytes(), noValue, nil)
-		delete(f.files, n)
+		rendered := bytes.ReplaceAll(w.buf, noValue, nil)
+		delete(out, n)
 		name := strings.TrimSuffix(n, suffix)
-		f.files[name] = out
-		if err := j.checkYAML(n, name, out); err != nil {
+		out[name] = rendered
+		if err := j.checkYAML(n, name, rendered); err != nil {
 			return err
 		}
 	}
+	t.setMem(out)
 	return nil
 }
 
@@ -137,7 +147,7 @@ var (
 // templateError locates a text/template error at the innermost template
 // file and line its message names (an error inside an include names the
 // file holding the define), and wraps it in ErrTemplate.
-func (j *job) templateError(name string, names []string, err error) error {
+func (j *job) templateError(name string, names []string, b *budget, err error) error {
 	msg := err.Error()
 	file, line := name, 0
 	known := make(map[string]bool, len(names))
@@ -156,7 +166,33 @@ func (j *job) templateError(name string, names []string, err error) error {
 			break
 		}
 	}
+	if b.err != nil && errors.Is(err, ErrBudget) {
+		// The limit says what happened, the mark that hit it (a range
+		// or a template) where; text/template's call chain does not
+		// help.
+		msg = b.err.Error()
+		if f, l, ok := splitLocation(b.where); ok && known[f] {
+			file, line = f, l
+		}
+		if file != name {
+			msg = fmt.Sprintf("%s (rendering %s)", msg, name)
+		}
+	}
 	return j.fileError(file, line, "", fmt.Errorf("%w: %w", ErrTemplate, &wrapped{msg: msg, err: err}))
+}
+
+// splitLocation splits text/template's "file:line:column".
+func splitLocation(loc string) (string, int, bool) {
+	i := strings.LastIndexByte(loc, ':')
+	if i < 0 {
+		return "", 0, false
+	}
+	j := strings.LastIndexByte(loc[:i], ':')
+	if j < 0 {
+		return "", 0, false
+	}
+	line, err := strconv.Atoi(loc[j+1 : i])
+	return loc[:j], line, err == nil
 }
 
 // wrapped shows msg and unwraps to err.

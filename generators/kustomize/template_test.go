@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"text/template"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -67,7 +68,7 @@ func TestTemplatedFacts(t *testing.T) {
 		"greeting":   "Hello from store in web", // tpl of a value, with the placement
 		"kubernetes": "1.33",                    // kubernetesVersion
 		"features":   "search,recommendations",  // spec values over the defaults
-		"missing":    "",                        // no "<no value>"
+		"missing":    "default",                 // dig for a key that may be missing
 		"cache-ttl":  "60s",                     // fromYaml(toYaml)
 	}
 	for k, v := range want {
@@ -106,8 +107,9 @@ func keysOf(m map[string]map[string]any) []string {
 // execTemplate renders one template with the functions of a job.
 func execTemplate(t *testing.T, j *job, text string, data any) (string, error) {
 	t.Helper()
-	set := template.New("").Option("missingkey=zero")
-	fm, err := j.funcs(set)
+	set := template.New("").Option("missingkey=error")
+	b := newBudget(t.Context())
+	fm, err := j.funcs(set, b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,9 +117,10 @@ func execTemplate(t *testing.T, j *job, text string, data any) (string, error) {
 	if _, err := set.New("t").Parse(text); err != nil {
 		t.Fatal(err)
 	}
-	var b strings.Builder
-	err = set.ExecuteTemplate(&b, "t", data)
-	return b.String(), err
+	b.instrument(set)
+	w := &limitedWriter{b: b, max: maxOutput, total: true}
+	err = set.ExecuteTemplate(w, "t", data)
+	return string(w.buf), err
 }
 
 func TestFuncs(t *testing.T) {
@@ -140,13 +143,20 @@ func TestFuncs(t *testing.T) {
 		"MustFromYaml":   {"mustFromYaml fails", `{{ mustFromYaml "a: [" }}`, nil, "", errAny},
 		"Lookup":         {"lookup finds nothing", `{{ len (lookup "v1" "Secret" "ns" "x") }}`, nil, "0", nil},
 		"Required":       {"required passes values through", `{{ required "x" "v" }}`, nil, "v", nil},
-		"RequiredNil":    {"required refuses nil", `{{ required "x is required" .x }}`, map[string]any{}, "", ErrRequired},
+		"RequiredNil":    {"required refuses nil", `{{ required "x is required" .x }}`, map[string]any{"x": nil}, "", ErrRequired},
 		"RequiredEmpty":  {"required refuses empty strings", `{{ required "x is required" "" }}`, nil, "", ErrRequired},
 		"Include":        {"include renders a define", `{{ define "d" }}[{{ . }}]{{ end }}{{ include "d" "v" | upper }}`, nil, "[V]", nil},
 		"IncludeLoop":    {"include stops endless recursion", `{{ define "d" }}{{ include "d" . }}{{ end }}{{ include "d" . }}`, nil, "", errAny},
 		"Tpl":            {"tpl renders text with data and defines", `{{ define "d" }}D{{ end }}{{ tpl "{{ .a }}-{{ include \"d\" . }}-{{ name }}" . }}`, map[string]any{"a": "A"}, "A-D-rel", nil},
-		"TplMissing":     {"tpl drops <no value>", `{{ tpl "[{{ .nope }}]" . }}`, map[string]any{}, "[]", nil},
+		"TplNil":         {"tpl drops <no value>", `{{ tpl "[{{ .x }}]" . }}`, map[string]any{"x": nil}, "[]", nil},
+		"TplMissingKey":  {"a missing key in tpl is an error too", `{{ tpl "[{{ .nope }}]" . }}`, map[string]any{}, "", errAny},
+		"MissingKey":     {"a missing key is an error", `{{ .a.nope }}`, map[string]any{"a": map[string]any{}}, "", errAny},
+		"Dig":            {"dig reads a key that may be missing", `{{ dig "a" "nope" "fallback" . }}`, map[string]any{"a": map[string]any{}}, "fallback", nil},
 		"APIResources":   {"apiResources lists the API versions", `{{ range apiResources }}{{ if eq .GroupVersion "example.com/v1" }}{{ range .APIResources }}{{ .Kind }}:{{ .Name }}{{ end }}{{ end }}{{ end }}`, nil, "Widget:widgets", nil},
+		"Printf":         {"printf is text/template's", `{{ printf "%05d|%-4s|%.2f|%[1]x|%%" 42 "a" 3.14159 }}`, nil, "00042|a   |3.14|2a|%", nil},
+		"SharedDict":     {"a dict may be shared (no cycle)", `{{ $a := dict }}{{ $b := dict "x" $a "y" $a }}{{ $_ := set $b "z" $a }}{{ len $b }}`, nil, "3", nil},
+		"SetCycle":       {"set refuses a dict that would contain itself", `{{ $a := dict }}{{ $b := dict "x" $a }}{{ $_ := set $a "b" $b }}`, nil, "", ErrBudget},
+		"MergeCycle":     {"merge refuses a result that contains itself", `{{ $a := dict }}{{ $_ := merge $a (dict "x" (dict "y" $a)) }}`, nil, "", ErrBudget},
 		"Sprig":          {"sprig is there", `{{ list 3 1 2 | sortAlpha | join "," }} {{ "abc" | b64enc }}`, nil, "1,2,3 YWJj", nil},
 		"DefaultVersion": {"Helm's default API versions are listed", `{{ range apiResources }}{{ if eq .GroupVersion "apps/v1" }}yes{{ end }}{{ end }}`, nil, "yes", nil},
 	}
@@ -170,12 +180,76 @@ func TestFuncs(t *testing.T) {
 
 var errAny = errors.New("any error")
 
-// TestNoEnvironment: env and expandenv are not template functions.
+// TestNoEnvironment: no template function reads the environment or the
+// network (env, expandenv, getHostByName are gone, as in Helm), and the
+// date functions that would use the machine's time zone use UTC.
 func TestNoEnvironment(t *testing.T) {
-	for _, f := range []string{"env", "expandenv"} {
+	for _, f := range []string{"env", "expandenv", "getHostByName"} {
 		if _, ok := static()[f]; ok {
 			t.Errorf("%s must not be a template function", f)
 		}
+	}
+	defer func(l *time.Location) { time.Local = l }(time.Local)
+	time.Local = time.FixedZone("XST", 5*3600)
+	j := &job{spec: newSpec(fixtures, "shop", nil)}
+	for text, want := range map[string]string{
+		`{{ toDate "2006-01-02 15:04" "2024-03-01 10:00" | date "15:04 MST" }}`: "10:00 UTC",
+		`{{ toDate "2006-01-02 15:04" "2024-03-01 23:00" | htmlDate }}`:         "2024-03-01",
+		`{{ now | date "MST" }}`:                                "UTC",
+		`{{ (mustToDate "2006-01-02" "2024-03-01").Location }}`: "UTC",
+	} {
+		got, err := execTemplate(t, j, text, nil)
+		if err != nil || got != want {
+			t.Errorf("%s: got %q, %v; want %q", text, got, err, want)
+		}
+	}
+}
+
+// TestTemplatingOptIn: files are templates only in a folder with
+// .component-config.yaml or when the Component sets
+// spec.source.kustomization.template; template: false turns a
+// component-operator-runtime folder into a plain one.
+func TestTemplatingOptIn(t *testing.T) {
+	const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  owner: \"{{ name }}\"\n"
+	cases := map[string]struct {
+		reason   string
+		config   bool
+		template any // nil: unset
+		want     string
+	}{
+		"Plain":         {"a plain folder renders as it is", false, nil, "{{ name }}"},
+		"OptIn":         {"template: true makes the files templates", false, true, "demo"},
+		"Config":        {".component-config.yaml makes them templates", true, nil, "demo"},
+		"ConfigOptOut":  {"template: false keeps them as they are, config or not", true, false, "{{ name }}"},
+		"PlainExplicit": {"template: false on a plain folder", false, false, "{{ name }}"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			if err := os.MkdirAll(filepath.Join(root, "app"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			files := map[string]string{"app/cm.yaml": cm}
+			if tc.config {
+				files["app/.component-config.yaml"] = "values: {}\n"
+			}
+			for p, s := range files {
+				if err := os.WriteFile(filepath.Join(root, p), []byte(s), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			spec := newSpec(root, "app", nil)
+			if tc.template != nil {
+				spec.Map["spec"].(map[string]any)["source"].(map[string]any)["kustomization"].(map[string]any)["template"] = tc.template
+			}
+			res := generate(t, spec, generators.Options{Root: root})
+			if len(res.Objects) != 1 {
+				t.Fatalf("%s: want one object, got %d", tc.reason, len(res.Objects))
+			}
+			if got := res.Objects[0].Map["data"].(map[string]any)["owner"]; got != tc.want {
+				t.Errorf("%s: data.owner = %q, want %q", tc.reason, got, tc.want)
+			}
+		})
 	}
 }
 
@@ -193,8 +267,9 @@ func TestAPIResources(t *testing.T) {
 	}
 }
 
-// TestBinaryFilesAreNotTemplates: with every file a template, files that
-// are not UTF-8 are copied as they are.
+// TestBinaryFilesAreNotTemplates: with every file a template (here by
+// spec.source.kustomization.template), files that are not UTF-8 are
+// copied as they are.
 func TestBinaryFilesAreNotTemplates(t *testing.T) {
 	root := t.TempDir()
 	logo := []byte{0x89, 'P', 'N', 'G', 0xff, '{', '{', 0xfe}
@@ -209,7 +284,7 @@ func TestBinaryFilesAreNotTemplates(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	res := generate(t, newSpec(root, "app", nil), generators.Options{Root: root})
+	res := generate(t, templatedSpec(root, "app", nil), generators.Options{Root: root})
 	if len(res.Objects) != 1 || res.Objects[0].Name() != "demo-assets" {
 		t.Fatalf("got %v", res.Objects)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"sort"
 	"strconv"
@@ -13,8 +14,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"github.com/wavesmith/wavesmith/api/v1alpha1"
+	"github.com/wavesmith/wavesmith/gitops"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/render"
 )
 
 // Dir is the tree folder that holds the Applications; AppsDir holds the
@@ -44,7 +46,7 @@ const (
 )
 
 // ErrOptions is wrapped by every error about Options.
-var ErrOptions = errors.New("argocd options")
+var ErrOptions = gitops.ErrOption
 
 // ErrTree is wrapped when the Applications' files would clash with the
 // tree's own files.
@@ -92,79 +94,98 @@ func (o Options) normalize() (Options, error) {
 	o.DestinationNamespace = strings.TrimSpace(o.DestinationNamespace)
 	var errs []error
 	if o.RepoURL == "" {
-		errs = append(errs, fmt.Errorf("%w: RepoURL is required (the git repository that holds the tree)", ErrOptions))
+		errs = append(errs, gitops.Optionf("argocd.repo", "is required (the URL of the git repository that holds the tree)"))
 	}
 	p := strings.TrimSpace(o.Path)
 	switch {
 	case p == "":
-		errs = append(errs, fmt.Errorf("%w: Path is required (the tree's folder inside the repository, \".\" for its root)", ErrOptions))
+		errs = append(errs, gitops.Optionf("treePath", "is required (the tree's folder inside the repository, \".\" for its root)"))
 	case strings.HasPrefix(p, "/") || strings.Contains(p, `\`):
-		errs = append(errs, fmt.Errorf("%w: Path %q must be a slash-separated path relative to the repository root", ErrOptions, o.Path))
+		errs = append(errs, gitops.Optionf("treePath", "%q must be a slash-separated path relative to the repository root", o.Path))
 	default:
 		p = path.Clean(p)
 		if p == ".." || strings.HasPrefix(p, "../") {
-			errs = append(errs, fmt.Errorf("%w: Path %q leaves the repository", ErrOptions, o.Path))
+			errs = append(errs, gitops.Optionf("treePath", "%q leaves the repository", o.Path))
 		}
 	}
 	o.Path = p
 	if msgs := validation.IsDNS1123Subdomain(o.Name); len(msgs) > 0 {
-		errs = append(errs, fmt.Errorf("%w: Name %q: %s", ErrOptions, o.Name, strings.Join(msgs, "; ")))
+		errs = append(errs, gitops.Optionf("argocd.name", "%q: %s", o.Name, strings.Join(msgs, "; ")))
 	}
 	if msgs := validation.IsDNS1123Label(o.Namespace); len(msgs) > 0 {
-		errs = append(errs, fmt.Errorf("%w: Namespace %q: %s", ErrOptions, o.Namespace, strings.Join(msgs, "; ")))
+		errs = append(errs, gitops.Optionf("argocd.namespace", "%q: %s", o.Namespace, strings.Join(msgs, "; ")))
 	}
 	if o.DestinationNamespace != "" {
 		if msgs := validation.IsDNS1123Label(o.DestinationNamespace); len(msgs) > 0 {
-			errs = append(errs, fmt.Errorf("%w: DestinationNamespace %q: %s", ErrOptions, o.DestinationNamespace, strings.Join(msgs, "; ")))
+			errs = append(errs, gitops.Optionf("argocd.destinationNamespace", "%q: %s", o.DestinationNamespace, strings.Join(msgs, "; ")))
 		}
 	}
 	return o, errors.Join(errs...)
 }
 
+// Files implements gitops.Engine: the Applications of the tree when
+// cfg.ArgoCD is set.
+func (Engine) Files(p *gitops.Plan, _ fs.FS, cfg *v1alpha1.RenderConfigSpec) (map[string][]byte, error) {
+	if cfg == nil || cfg.ArgoCD == nil {
+		return nil, nil
+	}
+	a := cfg.ArgoCD
+	return Applications(p, Options{
+		Name: a.Name, Namespace: a.Namespace, Project: a.Project, RepoURL: a.Repo, TargetRevision: a.Revision,
+		Path: cfg.TreePath, DestinationNamespace: a.DestinationNamespace,
+	})
+}
+
 // Applications returns the Argo CD Applications that deploy the tree of
-// res (res.Tree()) from opts.Path in opts.RepoURL: file path (under
-// argocd/, slash-separated, relative to the tree) to content. See the
-// package documentation for the layout.
-func Applications(res *render.Result, opts Options) (map[string][]byte, error) {
+// the plan from opts.Path in opts.RepoURL: file path (under argocd/,
+// slash-separated, relative to the tree) to content. See the package
+// documentation for the layout.
+func Applications(p *gitops.Plan, opts Options) (map[string][]byte, error) {
 	opts, err := opts.normalize()
 	if err != nil {
 		return nil, err
 	}
-	if res == nil || len(res.Items) == 0 {
+	if p == nil || len(p.Objects) == 0 {
 		return nil, fmt.Errorf("%w: the render result is empty", ErrTree)
 	}
-	paths := res.Paths()
 	files := map[string][]byte{}
 	rootFile := Dir + "/" + opts.Name + ".yaml"
-	if !hasDependencies(res) {
-		files[rootFile] = encode(application(opts, opts.Name, nil, source(opts, opts.Path), destination(opts.DestinationServer, opts.DestinationNamespace), false))
+	if !p.HasDependencies() {
+		ns := opts.DestinationNamespace
+		if ns == "" {
+			ns = sharedNamespace(p)
+		}
+		files[rootFile] = encode(application(opts, opts.Name, nil, source(opts, opts.Path), destination(opts.DestinationServer, ns), ns != ""))
 	} else {
 		files[rootFile] = encode(application(opts, opts.Name, nil, source(opts, path.Join(opts.Path, AppsDir)), destination(InClusterServer, opts.Namespace), false))
-		for _, c := range children(res, paths, opts) {
+		for _, c := range children(p, opts) {
 			ns := opts.DestinationNamespace
 			if ns == "" {
 				ns = c.namespace
 			}
-			app := application(opts, c.name, map[string]any{render.ArgoSyncWave: strconv.Itoa(c.wave)}, source(opts, path.Join(opts.Path, c.folder)), destination(opts.DestinationServer, ns), c.createNamespace)
+			app := application(opts, c.name, map[string]any{SyncWave: strconv.Itoa(c.wave)}, source(opts, path.Join(opts.Path, c.folder)), destination(opts.DestinationServer, ns), c.createNamespace)
 			meta := app["metadata"].(map[string]any)
 			meta["finalizers"] = []any{ResourcesFinalizer}
 			files[AppsDir+"/"+c.name+".yaml"] = encode(app)
 		}
 	}
-	if err := checkClashes(paths, files); err != nil {
+	if err := checkClashes(p, files); err != nil {
 		return nil, err
 	}
 	return files, nil
 }
 
-// hasDependencies reports whether a Component of res has spec.dependsOn.
-func hasDependencies(res *render.Result) bool {
-	for _, s := range res.Specs {
-		if render.IsComponent(s.Object) && len(render.DependsOn(s.Object)) > 0 {
-			return true
+// sharedNamespace is the namespace of every spec when they all share one,
+// else "".
+func sharedNamespace(p *gitops.Plan) string {
+	ns := ""
+	for i, s := range p.Specs {
+		if i > 0 && s.Key.Namespace != ns {
+			return ""
 		}
+		ns = s.Key.Namespace
 	}
-	return false
+	return ns
 }
 
 // child is one child Application of an app of apps.
@@ -174,38 +195,28 @@ type child struct {
 	createNamespace         bool
 }
 
-// children returns the child Applications, sorted by folder. paths are
-// the tree paths of res.Items.
-func children(res *render.Result, paths []string, opts Options) []child {
-	// Each Application's wave is the earliest wave of its objects, as the
-	// engine placed them: a Component that depends on another already
-	// starts after the other's last object.
-	folders := make([]string, len(res.Specs))
-	waves := make([]int, len(res.Specs))
-	hasChild := make([]bool, len(res.Specs))
-	objWave, hasObjects := 0, false
-	for i, it := range res.Items {
-		switch {
-		case it.Role == render.Spec:
-			folders[it.Spec] = path.Dir(paths[i])
-			if !hasChild[it.Spec] {
-				waves[it.Spec] = it.Wave // until a child says otherwise
-			}
-		case it.Spec >= 0:
-			if !hasChild[it.Spec] || it.Wave < waves[it.Spec] {
-				waves[it.Spec], hasChild[it.Spec] = it.Wave, true
-			}
-		case !hasObjects || it.Wave < objWave:
-			objWave, hasObjects = it.Wave, true
-		}
-	}
+// children returns the child Applications, sorted by folder: one per spec
+// folder, in the earliest wave of its objects as the plan placed them (a
+// spec that depends on another already starts after the other's last
+// object), and one for the objects of no spec, in their earliest wave.
+func children(p *gitops.Plan, opts Options) []child {
 	var out []child
-	for i, s := range res.Specs {
-		out = append(out, child{folder: folders[i], namespace: s.Key.Namespace, wave: waves[i], createNamespace: true,
+	for _, s := range p.Specs {
+		out = append(out, child{folder: s.Folder, namespace: s.Key.Namespace, wave: s.First, createNamespace: true,
 			name: opts.Name + "-" + s.Key.Namespace + "-" + strings.ToLower(s.Key.Kind) + "-" + s.Key.Name})
 	}
-	if hasObjects {
-		out = append(out, child{folder: render.PassThroughDir, name: opts.Name + "-objects", wave: objWave})
+	objWave, objFolder := 0, ""
+	for _, o := range p.Objects {
+		if o.Spec >= 0 {
+			continue
+		}
+		if objFolder == "" || o.Wave < objWave {
+			objWave = o.Wave
+		}
+		objFolder = path.Dir(o.Path)
+	}
+	if objFolder != "" {
+		out = append(out, child{folder: objFolder, name: opts.Name + "-objects", wave: objWave})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].folder < out[j].folder })
 	uniqueNames(out)
@@ -284,17 +295,18 @@ func destination(server, namespace string) map[string]any {
 
 func encode(m map[string]any) []byte {
 	var b bytes.Buffer
-	b.WriteString(render.TreeHeader)
+	b.WriteString(gitops.TreeHeader)
 	manifest.Encode(&b, m)
 	return b.Bytes()
 }
 
 // checkClashes refuses files that the tree already has, or that would be
 // a folder where the tree has a file, or a file where it has a folder.
-func checkClashes(paths []string, files map[string][]byte) error {
+func checkClashes(plan *gitops.Plan, files map[string][]byte) error {
 	treeFiles := map[string]bool{"kustomization.yaml": true}
 	treeDirs := map[string]bool{}
-	for _, p := range paths {
+	for _, o := range plan.Objects {
+		p := o.Path
 		treeFiles[p] = true
 		treeFiles[path.Dir(p)+"/kustomization.yaml"] = true
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {

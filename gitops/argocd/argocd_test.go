@@ -1,4 +1,4 @@
-package argocd
+package argocd_test
 
 import (
 	"bytes"
@@ -12,6 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops"
+	"github.com/wavesmith/wavesmith/gitops/argocd"
 	"github.com/wavesmith/wavesmith/internal/golden"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
@@ -23,14 +26,14 @@ func renderDir(t *testing.T, dir string) *render.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := render.Render(context.Background(), objs, render.Options{Dialects: render.AllDialects})
+	res, err := render.Render(context.Background(), objs, render.Options{Generators: builtin.Registry()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
 }
 
-var testOptions = Options{RepoURL: "https://git.example.com/platform/deploy.git", Path: "clusters/prod/rendered"}
+var testOptions = argocd.Options{RepoURL: "https://git.example.com/platform/deploy.git", Path: "clusters/prod/rendered"}
 
 // TestGolden covers both layouts: the bundled examples and depends/ have
 // Component dependencies (app of apps), nodeps/ has none (one
@@ -38,15 +41,15 @@ var testOptions = Options{RepoURL: "https://git.example.com/platform/deploy.git"
 func TestGolden(t *testing.T) {
 	cases := map[string]struct {
 		dir  string
-		opts Options
+		opts argocd.Options
 	}{
 		"examples": {"../../testdata/examples", testOptions},
-		"depends":  {"testdata/depends", Options{Name: "shop", Namespace: "gitops", Project: "shop", RepoURL: "git@git.example.com:shop/deploy.git", TargetRevision: "v1.2.0", Path: "./rendered/", DestinationServer: "https://prod.example.com:6443"}},
-		"nodeps":   {"testdata/nodeps", Options{RepoURL: "https://git.example.com/web.git", Path: ".", DestinationNamespace: "web"}},
+		"depends":  {"testdata/depends", argocd.Options{Name: "shop", Namespace: "gitops", Project: "shop", RepoURL: "git@git.example.com:shop/deploy.git", TargetRevision: "v1.2.0", Path: "./rendered/", DestinationServer: "https://prod.example.com:6443"}},
+		"nodeps":   {"testdata/nodeps", argocd.Options{RepoURL: "https://git.example.com/web.git", Path: ".", DestinationNamespace: "web"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			files, err := Applications(renderDir(t, tc.dir), tc.opts)
+			files, err := argocd.Applications(renderDir(t, tc.dir).Plan(), tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +68,7 @@ func apps(t *testing.T, files map[string][]byte) []app {
 	t.Helper()
 	var out []app
 	for p, b := range files {
-		if !bytes.HasPrefix(b, []byte(render.TreeHeader)) {
+		if !bytes.HasPrefix(b, []byte(gitops.TreeHeader)) {
 			t.Errorf("%s: no tree header", p)
 		}
 		objs, err := manifest.Decode(p, b)
@@ -73,10 +76,10 @@ func apps(t *testing.T, files map[string][]byte) []app {
 			t.Fatalf("%s: %v (%d objects)", p, err, len(objs))
 		}
 		o := objs[0]
-		if o.APIVersion() != APIVersion || o.Kind() != Kind {
+		if o.APIVersion() != argocd.APIVersion || o.Kind() != argocd.Kind {
 			t.Errorf("%s: %s %s, want an Application", p, o.APIVersion(), o.Kind())
 		}
-		wave, _ := o.Annotation(render.ArgoSyncWave)
+		wave, _ := o.Annotation(argocd.SyncWave)
 		spec, _ := o.Map["spec"].(map[string]any)
 		src, _ := spec["source"].(map[string]any)
 		srcPath, _ := src["path"].(string)
@@ -91,7 +94,7 @@ func apps(t *testing.T, files map[string][]byte) []app {
 // in argocd/apps/ (Argo CD reads it as a plain directory).
 func TestAppOfApps(t *testing.T) {
 	res := renderDir(t, "testdata/depends")
-	files, err := Applications(res, testOptions)
+	files, err := argocd.Applications(res.Plan(), testOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,9 +124,9 @@ func TestAppOfApps(t *testing.T) {
 		}
 	}
 	if len(treeFolders) != len(got)-1 {
-		t.Errorf("%d tree folders %v, %d child Applications", len(treeFolders), treeFolders, len(got)-1)
+		t.Errorf("%d tree folders %v, %d child argocd.Applications", len(treeFolders), treeFolders, len(got)-1)
 	}
-	if _, ok := files[AppsDir+"/kustomization.yaml"]; ok {
+	if _, ok := files[argocd.AppsDir+"/kustomization.yaml"]; ok {
 		t.Error("argocd/apps/ must be a plain directory")
 	}
 	for p := range files {
@@ -150,11 +153,11 @@ spec:
 		comp("base", `, annotations: {wavesmith.io/apply-order: "7"}`, ""),
 		comp("dep", "", "  dependsOn: [{name: base}]\n"),
 		comp("late", "", "  wave: 20\n  dependsOn: [{name: dep}]\n"),
-	}, render.Options{})
+	}, render.Options{Generators: builtin.Registry()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := Applications(res, testOptions)
+	files, err := argocd.Applications(res.Plan(), testOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +181,7 @@ func decodeOne(t *testing.T, s string) *manifest.Object {
 }
 
 func TestSingleApplication(t *testing.T) {
-	files, err := Applications(renderDir(t, "testdata/nodeps"), testOptions)
+	files, err := argocd.Applications(renderDir(t, "testdata/nodeps").Plan(), testOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,12 +192,12 @@ func TestSingleApplication(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
-	first, err := Applications(renderDir(t, "../../testdata/examples"), testOptions)
+	first, err := argocd.Applications(renderDir(t, "../../testdata/examples").Plan(), testOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 5; i++ {
-		again, err := Applications(renderDir(t, "../../testdata/examples"), testOptions)
+		again, err := argocd.Applications(renderDir(t, "../../testdata/examples").Plan(), testOptions)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,24 +210,25 @@ func TestDeterministic(t *testing.T) {
 func TestOptionErrors(t *testing.T) {
 	res := renderDir(t, "testdata/nodeps")
 	cases := map[string]struct {
-		opts Options
+		opts argocd.Options
 		want []string
 	}{
-		"NoRepoURL":      {Options{Path: "x"}, []string{"RepoURL is required"}},
-		"NoPath":         {Options{RepoURL: "r"}, []string{"Path is required"}},
-		"Neither":        {Options{}, []string{"RepoURL is required", "Path is required"}},
-		"BlankPath":      {Options{RepoURL: "r", Path: "  "}, []string{"Path is required"}},
-		"AbsolutePath":   {Options{RepoURL: "r", Path: "/abs"}, []string{`Path "/abs" must be a slash-separated path relative`}},
-		"LeavingPath":    {Options{RepoURL: "r", Path: "a/../../b"}, []string{`Path "a/../../b" leaves the repository`}},
-		"BadName":        {Options{RepoURL: "r", Path: "x", Name: "Wave_Smith"}, []string{`Name "Wave_Smith"`}},
-		"BadNamespace":   {Options{RepoURL: "r", Path: "x", Namespace: "argo.cd"}, []string{`Namespace "argo.cd"`}},
-		"BadDestination": {Options{RepoURL: "r", Path: "x", DestinationNamespace: "-x"}, []string{`DestinationNamespace "-x"`}},
+		"NoRepoURL":      {argocd.Options{Path: "x"}, []string{"argocd.repo: is required"}},
+		"NoPath":         {argocd.Options{RepoURL: "r"}, []string{"treePath: is required"}},
+		"Neither":        {argocd.Options{}, []string{"argocd.repo: is required", "treePath: is required"}},
+		"BlankPath":      {argocd.Options{RepoURL: "r", Path: "  "}, []string{"treePath: is required"}},
+		"AbsolutePath":   {argocd.Options{RepoURL: "r", Path: "/abs"}, []string{`treePath: "/abs" must be a slash-separated path relative`}},
+		"LeavingPath":    {argocd.Options{RepoURL: "r", Path: "a/../../b"}, []string{`treePath: "a/../../b" leaves the repository`}},
+		"BadName":        {argocd.Options{RepoURL: "r", Path: "x", Name: "Wave_Smith"}, []string{`argocd.name: "Wave_Smith"`}},
+		"BadNamespace":   {argocd.Options{RepoURL: "r", Path: "x", Namespace: "argo.cd"}, []string{`argocd.namespace: "argo.cd"`}},
+		"BadDestination": {argocd.Options{RepoURL: "r", Path: "x", DestinationNamespace: "-x"}, []string{`argocd.destinationNamespace: "-x"`}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			files, err := Applications(res, tc.opts)
-			if !errors.Is(err, ErrOptions) {
-				t.Fatalf("want ErrOptions, got %v", err)
+			files, err := argocd.Applications(res.Plan(), tc.opts)
+			var oe *gitops.OptionError
+			if !errors.Is(err, argocd.ErrOptions) || !errors.As(err, &oe) {
+				t.Fatalf("want a *gitops.OptionError, got %v", err)
 			}
 			if files != nil {
 				t.Errorf("files returned with an error")
@@ -239,56 +243,15 @@ func TestOptionErrors(t *testing.T) {
 }
 
 func TestEmptyResult(t *testing.T) {
-	if _, err := Applications(&render.Result{}, testOptions); !errors.Is(err, ErrTree) {
-		t.Fatalf("want ErrTree, got %v", err)
-	}
-}
-
-func TestClash(t *testing.T) {
-	// A spec in namespace argocd has its folder beside the Applications;
-	// a name that is a file of that folder clashes.
-	res := renderDir(t, "testdata/nodeps")
-	paths := res.Paths()
-	p := paths[len(paths)-1]
-	if err := checkClashes(paths, map[string][]byte{p: nil}); !errors.Is(err, ErrTree) {
-		t.Errorf("a file of the tree: want ErrTree, got %v", err)
-	}
-	if err := checkClashes(paths, map[string][]byte{path.Dir(p): nil}); !errors.Is(err, ErrTree) {
-		t.Errorf("a folder of the tree: want ErrTree, got %v", err)
-	}
-	if err := checkClashes(paths, map[string][]byte{p + "/x.yaml": nil}); !errors.Is(err, ErrTree) {
-		t.Errorf("below a file of the tree: want ErrTree, got %v", err)
-	}
-	if err := checkClashes(paths, map[string][]byte{"argocd/wavesmith.yaml": nil}); err != nil {
-		t.Errorf("no clash: %v", err)
-	}
-}
-
-func TestUniqueNames(t *testing.T) {
-	long := strings.Repeat("a", 70)
-	cs := []child{
-		{folder: "a-b/kaoto-c", name: "w-a-b-kaoto-c"},
-		{folder: "a/kaoto-b-kaoto-c", name: "w-a-b-kaoto-c"},
-		{folder: "ns/kaoto-" + long, name: "w-ns-kaoto-" + long},
-		{folder: "ns/kaoto-x", name: "w-ns-kaoto-x"},
-	}
-	uniqueNames(cs)
-	seen := map[string]bool{}
-	for _, c := range cs {
-		if len(c.name) > maxName || seen[c.name] {
-			t.Errorf("%s: name %q too long or not unique", c.folder, c.name)
-		}
-		seen[c.name] = true
-	}
-	if cs[3].name != "w-ns-kaoto-x" {
-		t.Errorf("a short unique name changed: %q", cs[3].name)
+	if _, err := argocd.Applications(&gitops.Plan{}, testOptions); !errors.Is(err, argocd.ErrTree) {
+		t.Fatalf("want argocd.ErrTree, got %v", err)
 	}
 }
 
 // TestDiscardObjects: the CLI renders with DiscardObjects (children keep
-// only their YAML, key and wave); the Applications are the same.
+// only their YAML, key and wave); the argocd.Applications are the same.
 func TestDiscardObjects(t *testing.T) {
-	want, err := Applications(renderDir(t, "testdata/depends"), testOptions)
+	want, err := argocd.Applications(renderDir(t, "testdata/depends").Plan(), testOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,11 +259,11 @@ func TestDiscardObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := render.Render(context.Background(), objs, render.Options{Dialects: render.AllDialects, DiscardObjects: true})
+	res, err := render.Render(context.Background(), objs, render.Options{Generators: builtin.Registry(), DiscardObjects: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Applications(res, testOptions)
+	got, err := argocd.Applications(res.Plan(), testOptions)
 	if err != nil {
 		t.Fatal(err)
 	}

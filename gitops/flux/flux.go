@@ -15,23 +15,21 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
+	"github.com/wavesmith/wavesmith/gitops"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/render"
 )
 
 // Dir is the tree folder holding the Flux files.
 const Dir = "flux"
 
 const (
-	// SSAAnnotation is kustomize-controller's per-object apply mode.
-	SSAAnnotation = "kustomize.toolkit.fluxcd.io/ssa"
 	// HandoffAnnotation names, on a stub, the wave that now holds the
 	// object.
 	HandoffAnnotation = "wavesmith.io/handoff-to"
 )
 
 // ErrOption: an option has an invalid value.
-var ErrOption = errors.New("invalid flux option")
+var ErrOption = gitops.ErrOption
 
 // SourceRef is the Flux source the Kustomizations read the tree from.
 type SourceRef struct {
@@ -67,7 +65,7 @@ func ParseSource(s string) (SourceRef, error) {
 	case 3:
 		ref = SourceRef{Kind: parts[0], Namespace: parts[1], Name: parts[2]}
 	default:
-		return ref, fmt.Errorf("%w: source %q: want KIND/NAME or KIND/NAMESPACE/NAME", ErrOption, s)
+		return ref, gitops.Optionf("flux.source", "%q: want KIND/NAME or KIND/NAMESPACE/NAME", s)
 	}
 	return ref, nil
 }
@@ -88,30 +86,30 @@ func (o Options) normalize() (Options, error) {
 	// The name becomes the value of the kustomize.toolkit.fluxcd.io/name
 	// owner label: at most 63 characters with the longest wave suffix.
 	if msgs := validation.IsDNS1123Label(o.Name + "-wave-m32768"); len(msgs) > 0 {
-		errs = append(errs, fmt.Errorf("%w: name %q: %s", ErrOption, o.Name, strings.Join(msgs, "; ")))
+		errs = append(errs, gitops.Optionf("flux.name", "%q: %s", o.Name, strings.Join(msgs, "; ")))
 	}
 	if msgs := validation.IsDNS1123Label(o.Namespace); len(msgs) > 0 {
-		errs = append(errs, fmt.Errorf("%w: namespace %q: %s", ErrOption, o.Namespace, strings.Join(msgs, "; ")))
+		errs = append(errs, gitops.Optionf("flux.namespace", "%q: %s", o.Namespace, strings.Join(msgs, "; ")))
 	}
 	known := false
 	for _, k := range sourceKinds {
 		known = known || k == o.Source.Kind
 	}
 	if !known {
-		errs = append(errs, fmt.Errorf("%w: source kind %q: want one of %s", ErrOption, o.Source.Kind, strings.Join(sourceKinds, ", ")))
+		errs = append(errs, gitops.Optionf("flux.source", "kind %q: want one of %s", o.Source.Kind, strings.Join(sourceKinds, ", ")))
 	}
 	if o.Source.Name == "" {
-		errs = append(errs, fmt.Errorf("%w: source name is empty", ErrOption))
+		errs = append(errs, gitops.Optionf("flux.source", "the source name is empty"))
 	}
 	for name, d := range map[string]string{"interval": o.Interval, "timeout": o.Timeout} {
 		if v, err := time.ParseDuration(d); err != nil || v <= 0 {
-			errs = append(errs, fmt.Errorf("%w: %s %q: want a positive duration such as 5m or 90s", ErrOption, name, d))
+			errs = append(errs, gitops.Optionf("flux."+name, "%q: want a positive duration such as 5m or 90s", d))
 		}
 	}
 	if o.Path == "" {
-		errs = append(errs, fmt.Errorf("%w: the path of the tree inside the source is required", ErrOption))
+		errs = append(errs, gitops.Optionf("treePath", "the path of the tree inside the source is required"))
 	} else if p := path.Clean(o.Path); path.IsAbs(p) || p == ".." || strings.HasPrefix(p, "../") {
-		errs = append(errs, fmt.Errorf("%w: path %q: want a path inside the source, relative to its root", ErrOption, o.Path))
+		errs = append(errs, gitops.Optionf("treePath", "%q: want a path inside the source, relative to its root", o.Path))
 	}
 	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
 	return o, errors.Join(errs...)
@@ -147,12 +145,29 @@ func KustomizationName(name string, w int) string { return name + "-wave-" + Wav
 type wave struct {
 	n         int
 	resources []string // tree paths of the objects, in output order
-	stubs     []*render.Item
+	stubs     []gitops.Object
 	dependsOn map[int]bool
 }
 
-// Files returns the Flux files of res for the tree whose other files are
-// res.Tree(): flux/kustomization.yaml listing one Kustomization per wave
+// Files implements gitops.Engine: the Flux files of the tree when cfg.Flux
+// is set.
+func (Engine) Files(p *gitops.Plan, previous fs.FS, cfg *v1alpha1.RenderConfigSpec) (map[string][]byte, error) {
+	if cfg == nil || cfg.Flux == nil {
+		return nil, nil
+	}
+	f := cfg.Flux
+	opts := Options{Name: f.Name, Namespace: f.Namespace, Path: cfg.TreePath, Interval: f.Interval, Timeout: f.Timeout}
+	if f.Source != "" {
+		src, err := ParseSource(f.Source)
+		if err != nil {
+			return nil, err
+		}
+		opts.Source = src
+	}
+	return Files(p, previous, opts)
+}
+
+// Files returns the Flux files of the plan's tree: flux/kustomization.yaml listing one Kustomization per wave
 // (flux/wave-<n>.yaml) and, per wave, flux/wave-<n>/kustomization.yaml
 // listing that wave's object files plus any handoff stubs. previous is the
 // tree being replaced (nil for a first render); it decides the stubs. Only
@@ -161,15 +176,14 @@ type wave struct {
 // paths outside the wave folder, which Flux allows (it builds with
 // LoadRestrictionsNone; plain kustomize needs --load-restrictor
 // LoadRestrictionsNone).
-func Files(res *render.Result, previous fs.FS, opts Options) (map[string][]byte, error) {
+func Files(p *gitops.Plan, previous fs.FS, opts Options) (map[string][]byte, error) {
 	opts, err := opts.normalize()
 	if err != nil {
 		return nil, err
 	}
-	paths := res.Paths()
-	at := make(map[string]manifest.Key, len(paths))
-	for i, p := range paths {
-		at[p] = res.Items[i].Key
+	at := make(map[string]manifest.Key, len(p.Objects))
+	for _, o := range p.Objects {
+		at[o.Path] = o.Key
 	}
 	old, err := previousWaves(previous, at)
 	if err != nil {
@@ -184,13 +198,13 @@ func Files(res *render.Result, previous fs.FS, opts Options) (map[string][]byte,
 		}
 		return w
 	}
-	for i, it := range res.Items {
-		get(it.Wave).resources = append(get(it.Wave).resources, paths[i])
+	for _, o := range p.Objects {
+		get(o.Wave).resources = append(get(o.Wave).resources, o.Path)
 	}
 	// Handoffs: an old wave that reconciles before the new one (an earlier
 	// wave) would prune the object; an old wave left with no objects would
 	// be deleted and its finalizer would delete the object.
-	for _, it := range res.Items {
+	for _, it := range p.Objects {
 		for _, w := range old[it.Key] {
 			if w == it.Wave {
 				continue
@@ -200,7 +214,7 @@ func Files(res *render.Result, previous fs.FS, opts Options) (map[string][]byte,
 			}
 		}
 	}
-	componentDependencies(res, get)
+	specDependencies(p, get)
 	nums := make([]int, 0, len(waves))
 	for n := range waves {
 		nums = append(nums, n)
@@ -224,51 +238,24 @@ func Files(res *render.Result, previous fs.FS, opts Options) (map[string][]byte,
 			files[dir+"/"+name] = stub(it, n)
 			resources = append(resources, name)
 		}
-		files[dir+"/kustomization.yaml"] = render.KustomizationFile(resources)
+		files[dir+"/kustomization.yaml"] = gitops.KustomizationFile(resources)
 		file := "wave-" + WaveLabel(n) + ".yaml"
 		files[Dir+"/"+file] = kustomizationObject(w, opts)
 		list = append(list, file)
 	}
-	files[Dir+"/kustomization.yaml"] = render.KustomizationFile(list)
+	files[Dir+"/kustomization.yaml"] = gitops.KustomizationFile(list)
 	return files, nil
 }
 
-// componentDependencies adds, for each Component with spec.dependsOn, a
-// dependency of its wave on the latest wave of each Component it depends
-// on (the wave chain already implies it; the explicit edge documents it
-// and survives a hand edit of the chain).
-func componentDependencies(res *render.Result, get func(int) *wave) {
-	// namespace/name of a Component -> the earliest and latest waves of
-	// its objects.
-	first, last := map[string]int{}, map[string]int{}
-	for _, it := range res.Items {
-		if it.Spec < 0 || it.Role != render.Child {
-			continue
-		}
-		s := res.Specs[it.Spec].Key
-		if s.Group+"/"+s.Kind != v1alpha1.Group+"/"+v1alpha1.ComponentKind {
-			continue
-		}
-		k := s.Namespace + "/" + s.Name
-		if w, ok := last[k]; !ok || it.Wave > w {
-			last[k] = it.Wave
-		}
-		if w, ok := first[k]; !ok || it.Wave < w {
-			first[k] = it.Wave
-		}
-	}
-	for _, sp := range res.Specs {
-		if sp.Object == nil || !render.IsComponent(sp.Object) {
-			continue
-		}
-		for _, ref := range render.DependsOn(sp.Object) {
-			w, ok := last[ref]
-			if !ok {
-				continue // a dependency without objects orders nothing
-			}
-			own, ok := first[sp.Key.Namespace+"/"+sp.Key.Name]
-			if ok && w < own {
-				get(own).dependsOn[w] = true
+// specDependencies adds, for each spec that depends on others, a
+// dependency of its earliest wave on the latest wave of each spec it
+// depends on (the wave chain already implies it; the explicit edge
+// documents it and survives a hand edit of the chain).
+func specDependencies(p *gitops.Plan, get func(int) *wave) {
+	for _, s := range p.Specs {
+		for _, d := range s.DependsOn {
+			if w := p.Specs[d].Last; w < s.First {
+				get(s.First).dependsOn[w] = true
 			}
 		}
 	}
@@ -347,7 +334,7 @@ func stubName(k manifest.Key, used map[string]bool) string {
 	return name
 }
 
-func stub(it *render.Item, from int) []byte {
+func stub(it gitops.Object, from int) []byte {
 	meta := map[string]any{
 		"name": it.Key.Name,
 		"annotations": map[string]any{
@@ -362,7 +349,7 @@ func stub(it *render.Item, from int) []byte {
 	fmt.Fprintf(&b, "# Handoff stub: this object moved from wave %d to wave %d. It keeps wave %d's\n", from, it.Wave, from)
 	b.WriteString("# Kustomization from pruning it before the new wave adopts it; Flux never\n")
 	b.WriteString("# applies it (ssa: Ignore). Safe to delete once Flux has reconciled.\n")
-	manifest.Encode(&b, map[string]any{"apiVersion": it.Ref.APIVersion, "kind": it.Key.Kind, "metadata": meta})
+	manifest.Encode(&b, map[string]any{"apiVersion": it.APIVersion, "kind": it.Key.Kind, "metadata": meta})
 	return b.Bytes()
 }
 
@@ -392,7 +379,7 @@ func kustomizationObject(w *wave, o Options) []byte {
 		spec["dependsOn"] = list
 	}
 	var b bytes.Buffer
-	b.WriteString(render.TreeHeader)
+	b.WriteString(gitops.TreeHeader)
 	manifest.Encode(&b, map[string]any{
 		"apiVersion": "kustomize.toolkit.fluxcd.io/v1",
 		"kind":       "Kustomization",

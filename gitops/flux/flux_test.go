@@ -1,4 +1,4 @@
-package flux
+package flux_test
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops/flux"
 	"github.com/wavesmith/wavesmith/internal/golden"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
@@ -23,7 +25,7 @@ func renderYAML(t *testing.T, stream string) *render.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := render.Render(context.Background(), objs, render.Options{})
+	res, err := render.Render(context.Background(), objs, render.Options{Generators: builtin.Registry()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +48,7 @@ func tree(t *testing.T, res *render.Result, previous map[string][]byte) map[stri
 		}
 		fsys = m
 	}
-	more, err := Files(res, fsys, Options{Path: "deploy"})
+	more, err := flux.Files(res.Plan(), fsys, flux.Options{Path: "deploy"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +62,7 @@ func tree(t *testing.T, res *render.Result, previous map[string][]byte) map[stri
 func fluxView(files map[string][]byte) map[string][]string {
 	out := map[string][]string{}
 	for p, b := range files {
-		if !strings.HasPrefix(p, Dir+"/wave-") || strings.HasSuffix(p, ".yaml") && strings.Count(p, "/") == 1 {
+		if !strings.HasPrefix(p, flux.Dir+"/wave-") || strings.HasSuffix(p, ".yaml") && strings.Count(p, "/") == 1 {
 			continue
 		}
 		dir := p[:strings.LastIndex(p, "/")]
@@ -76,8 +78,8 @@ func fluxView(files map[string][]byte) map[string][]string {
 		if err != nil {
 			panic(err)
 		}
-		to, _ := objs[0].Annotation(HandoffAnnotation)
-		ssa, _ := objs[0].Annotation(SSAAnnotation)
+		to, _ := objs[0].Annotation(flux.HandoffAnnotation)
+		ssa, _ := objs[0].Annotation(flux.SSAAnnotation)
 		out[dir] = append(out[dir], "stub "+objs[0].Key().String()+" "+to+" ssa="+ssa)
 	}
 	for _, v := range out {
@@ -173,12 +175,12 @@ func TestExamplesGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := render.Options{Root: "../.."}
+	opts := render.Options{Generators: builtin.Registry(), Root: "../.."}
 	res, err := render.Render(context.Background(), objs, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := Files(res, nil, Options{Path: "clusters/prod/rendered", Source: SourceRef{Kind: "OCIRepository", Name: "apps", Namespace: "flux-system"}})
+	files, err := flux.Files(res.Plan(), nil, flux.Options{Path: "clusters/prod/rendered", Source: flux.SourceRef{Kind: "OCIRepository", Name: "apps", Namespace: "flux-system"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,23 +191,23 @@ func TestOptionErrors(t *testing.T) {
 	res := renderYAML(t, cm("a", "0"))
 	cases := map[string]struct {
 		reason string
-		opts   Options
+		opts   flux.Options
 		want   string
 	}{
-		"NoPath":      {"the path inside the source is required", Options{}, "path of the tree inside the source is required"},
-		"AbsPath":     {"an absolute path", Options{Path: "/x"}, `path "/x"`},
-		"Escapes":     {"a path leaving the source", Options{Path: "../x"}, `path "../x"`},
-		"Kind":        {"an unknown source kind", Options{Path: "x", Source: SourceRef{Kind: "HelmRepository"}}, `source kind "HelmRepository": want one of GitRepository`},
-		"Interval":    {"a bad interval", Options{Path: "x", Interval: "soon"}, `interval "soon"`},
-		"LongName":    {"a name too long for the owner label", Options{Path: "x", Name: strings.Repeat("n", 60)}, "name \"nnn"},
-		"BadName":     {"a name that is no DNS label", Options{Path: "x", Name: "Prod_Apps"}, `name "Prod_Apps"`},
-		"BadNamspace": {"a namespace that is no DNS label", Options{Path: "x", Namespace: "Flux"}, `namespace "Flux"`},
+		"NoPath":      {"the path inside the source is required", flux.Options{}, "treePath: the path of the tree inside the source is required"},
+		"AbsPath":     {"an absolute path", flux.Options{Path: "/x"}, `treePath: "/x"`},
+		"Escapes":     {"a path leaving the source", flux.Options{Path: "../x"}, `treePath: "../x"`},
+		"Kind":        {"an unknown source kind", flux.Options{Path: "x", Source: flux.SourceRef{Kind: "HelmRepository"}}, `flux.source: kind "HelmRepository": want one of GitRepository`},
+		"Interval":    {"a bad interval", flux.Options{Path: "x", Interval: "soon"}, `flux.interval: "soon"`},
+		"LongName":    {"a name too long for the owner label", flux.Options{Path: "x", Name: strings.Repeat("n", 60)}, "flux.name: \"nnn"},
+		"BadName":     {"a name that is no DNS label", flux.Options{Path: "x", Name: "Prod_Apps"}, `flux.name: "Prod_Apps"`},
+		"BadNamspace": {"a namespace that is no DNS label", flux.Options{Path: "x", Namespace: "Flux"}, `flux.namespace: "Flux"`},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := Files(res, nil, tc.opts)
-			if !errors.Is(err, ErrOption) {
-				t.Fatalf("%s: want ErrOption, got %v", tc.reason, err)
+			_, err := flux.Files(res.Plan(), nil, tc.opts)
+			if !errors.Is(err, flux.ErrOption) {
+				t.Fatalf("%s: want flux.ErrOption, got %v", tc.reason, err)
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s: want %q in %q", tc.reason, tc.want, err)
@@ -217,37 +219,23 @@ func TestOptionErrors(t *testing.T) {
 func TestParseSource(t *testing.T) {
 	cases := map[string]struct {
 		in      string
-		want    SourceRef
+		want    flux.SourceRef
 		wantErr bool
 	}{
-		"KindName":   {in: "GitRepository/flux-system", want: SourceRef{Kind: "GitRepository", Name: "flux-system"}},
-		"Namespaced": {in: "OCIRepository/apps/web", want: SourceRef{Kind: "OCIRepository", Namespace: "apps", Name: "web"}},
+		"KindName":   {in: "GitRepository/flux-system", want: flux.SourceRef{Kind: "GitRepository", Name: "flux-system"}},
+		"Namespaced": {in: "OCIRepository/apps/web", want: flux.SourceRef{Kind: "OCIRepository", Namespace: "apps", Name: "web"}},
 		"Bare":       {in: "flux-system", wantErr: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := ParseSource(tc.in)
+			got, err := flux.ParseSource(tc.in)
 			if (err != nil) != tc.wantErr {
-				t.Fatalf("ParseSource(%q): error %v, want error %v", tc.in, err, tc.wantErr)
+				t.Fatalf("flux.ParseSource(%q): error %v, want error %v", tc.in, err, tc.wantErr)
 			}
 			if diff := cmp.Diff(tc.want, got); !tc.wantErr && diff != "" {
 				t.Errorf("-want +got:\n%s", diff)
 			}
 		})
-	}
-}
-
-func TestWaveLabel(t *testing.T) {
-	for _, w := range []int{-32768, -101, -1, 0, 1, 7, 32767} {
-		got, ok := parseWaveLabel(WaveLabel(w))
-		if !ok || got != w {
-			t.Errorf("wave %d: label %q parses back as %d, %v", w, WaveLabel(w), got, ok)
-		}
-	}
-	for _, bad := range []string{"", "m0", "-1", "01", "x"} {
-		if _, ok := parseWaveLabel(bad); ok {
-			t.Errorf("label %q: want refused", bad)
-		}
 	}
 }
 
@@ -275,11 +263,11 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := render.Render(context.Background(), append(objs, extra...), render.Options{Root: "../.."})
+	res, err := render.Render(context.Background(), append(objs, extra...), render.Options{Generators: builtin.Registry(), Root: "../.."})
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, err := Files(res, nil, Options{Path: "x"})
+	files, err := flux.Files(res.Plan(), nil, flux.Options{Path: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +282,7 @@ spec:
 func TestBrokenPreviousTree(t *testing.T) {
 	res := renderYAML(t, cm("a", "0"))
 	prev := fstest.MapFS{"flux/wave-0/kustomization.yaml": &fstest.MapFile{Data: []byte("resources: [unterminated\n")}}
-	_, err := Files(res, prev, Options{Path: "x"})
+	_, err := flux.Files(res.Plan(), prev, flux.Options{Path: "x"})
 	if !errors.Is(err, manifest.ErrInvalid) || !strings.Contains(err.Error(), "flux/wave-0/kustomization.yaml") || !strings.Contains(err.Error(), "delete its flux/ folder") {
 		t.Errorf("want an error naming the broken file and the way out, got %v", err)
 	}

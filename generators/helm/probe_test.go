@@ -1,0 +1,251 @@
+package helm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+
+	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/manifest"
+)
+
+// hostile is a Component rendering the hostile chart with one attack.
+func hostile(t testing.TB, attack string) *manifest.Object {
+	return spec(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "bad-charts/hostile"}}, "values": map[string]any{"attack": attack}})
+}
+
+// TestProbeEqualsHelmEngine: the probe rehearses templates as Helm's
+// engine renders them (same scoping, functions and order), so what it
+// writes equals what Helm writes, on every test chart.
+func TestProbeEqualsHelmEngine(t *testing.T) {
+	charts, _ := filepath.Glob(filepath.Join(root, "testdata", "charts", "*"))
+	caps, err := capabilities(generators.Options{KubeVersion: "v1.33.0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range append(charts, filepath.Join(root, "testdata", "bad-charts", "hostile")) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			chrt, err := loader.Load(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := chartutil.ProcessDependenciesWithMerge(chrt, map[string]any{}); err != nil {
+				t.Fatal(err)
+			}
+			vals, err := chartutil.ToRenderValuesWithSchemaValidation(chrt, map[string]any{}, chartutil.ReleaseOptions{Name: "rel", Namespace: "apps", Revision: 1, IsInstall: true}, caps, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := newProbe(defaultLimits)
+			p.keep = true
+			if err := p.run(chrt, vals); err != nil {
+				t.Fatal(err)
+			}
+			want, err := engine.Render(chrt, vals)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, p.out); diff != "" {
+				t.Errorf("-Helm's engine +probe:\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestNondeterministic: templates whose kept output changes on every
+// render are named with the functions they called; calls whose result
+// the output ignores, left-out hooks and NOTES.txt are not.
+func TestNondeterministic(t *testing.T) {
+	res, err := generate(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "bad-charts/nondeterministic"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(root, "testdata", "bad-charts", "nondeterministic", "templates")
+	var got []string
+	for _, w := range res.Warnings {
+		if strings.Contains(w.Message, "does not run on install") {
+			continue
+		}
+		if w.Object != "Component.wavesmith.io/apps/rel" || w.Field != "spec.source.chart.path" {
+			t.Errorf("the warning names the Component and its chart: %+v", w)
+		}
+		got = append(got, strings.SplitN(w.Message, ", whose", 2)[0])
+	}
+	want := []string{
+		filepath.Join(dir, "configmap.yaml") + " calls now, uuidv4", // uuidv4 through include
+		filepath.Join(dir, "secret.yaml") + " calls randAlpha, randAlphaNum",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+}
+
+// TestBudgets: each hostile template fails fast with ErrBudget naming the
+// Component and the template, before it allocates what it asks for.
+func TestBudgets(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		file   string
+		text   string
+	}{
+		"repeat":     {"a string of 300 MB", "repeat.yaml", "repeat would return about 300000000 bytes"},
+		"until":      {"a list of 2e9 numbers", "until.yaml", "until would return about 16000000000 bytes"},
+		"untilStep":  {"the same with untilStep", "untilstep.yaml", "untilStep would return about 16000000000 bytes"},
+		"range":      {"nested ranges over until: 1e10 iterations", "range.yaml", "kept more than"},
+		"write":      {"nested ranges writing 1e10 bytes", "write.yaml", "writes more than"},
+		"accumulate": {"a list growing by 100 kB strings", "accumulate.yaml", "kept more than"},
+		"files":      {"a list growing by 64 kB files", "files.yaml", "kept more than"},
+		"include":    {"includes of 1 MB doubling 40 times", "include.yaml", "include hostile.d1 writes more than"},
+	}
+	// Small limits keep this quick under the race detector;
+	// TestHostileMemory runs the attacks with the real ones.
+	saved := defaultLimits
+	defaultLimits = limits{value: 1 << 20, output: 2 << 20, work: 16 << 20}
+	defer func() { defaultLimits = saved }()
+	for attack, tc := range cases {
+		t.Run(attack, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			start := time.Now()
+			_, err := Generator{}.Generate(ctx, hostile(t, attack), generators.Options{Root: root})
+			t.Logf("%s: %v after %v", attack, err, time.Since(start))
+			if !errors.Is(err, ErrBudget) || errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("%s: want ErrBudget before the deadline, got %v", tc.reason, err)
+			}
+			var me *manifest.Error
+			if !errors.As(err, &me) || me.Object != "Component.wavesmith.io/apps/rel" || me.Field != "spec.source.chart.path" {
+				t.Errorf("%s: the error names the Component and its chart: %#v", tc.reason, err)
+			}
+			for _, s := range []string{"hostile/templates/" + tc.file, tc.text} {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("%s: %q lacks %q", tc.reason, err, s)
+				}
+			}
+		})
+	}
+}
+
+// TestDeadline: a template that only takes time stops at the context's
+// deadline with an error naming it, and the rehearsal ends too.
+func TestDeadline(t *testing.T) {
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := Generator{}.Generate(ctx, hostile(t, "spin"), generators.Options{Root: root})
+	if !errors.Is(err, ErrBudget) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("want ErrBudget and the deadline, got %v", err)
+	}
+	if !strings.Contains(err.Error(), "while rendering hostile/templates/spin.yaml") {
+		t.Errorf("the error names the template: %v", err)
+	}
+	// The probe stops at its next function call: its goroutine ends.
+	for deadline := time.Now().Add(time.Minute); runtime.NumGoroutine() > before; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines left, %d before", runtime.NumGoroutine(), before)
+		}
+	}
+
+	// A context that has ended before rendering starts.
+	_, err = Generator{}.Generate(ctx, chartSpec(t, "webapp"), generators.Options{Root: root})
+	if !errors.Is(err, ErrBudget) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("want ErrBudget and the deadline, got %v", err)
+	}
+}
+
+// TestHostileMemory runs each attack in a process of its own that exits
+// after the error, as the CLI does, built without the race detector, and
+// measures its peak memory: with the CLI's default timeout of a minute for
+// the attacks the budget stops, with a short one for those only the
+// deadline stops (spin takes time; loop calls no function, so it cannot be
+// interrupted and runs on until the process exits).
+func TestHostileMemory(t *testing.T) {
+	const limit = 512 << 20
+	bin := filepath.Join(t.TempDir(), "hostile")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/hostile").CombinedOutput(); err != nil {
+		t.Fatalf("building the helper: %v\n%s", err, out)
+	}
+	timeouts := map[string]string{"spin": "3s", "loop": "3s"}
+	for _, attack := range []string{"none", "repeat", "until", "untilStep", "range", "write", "accumulate", "files", "include", "spin", "loop"} {
+		t.Run(attack, func(t *testing.T) {
+			timeout := timeouts[attack]
+			if timeout == "" {
+				timeout = "1m"
+			}
+			cmd := exec.Command(bin, "-root", root, "-attack", attack, "-timeout", timeout)
+			start := time.Now()
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			msg, hwm, ok := strings.Cut(strings.TrimSpace(string(out)), "\nVmHWM: ")
+			kib, err := strconv.ParseInt(strings.TrimSuffix(hwm, " kB"), 10, 64)
+			if !ok || err != nil {
+				t.Fatalf("no peak memory in %q", out)
+			}
+			rss := kib << 10
+			t.Logf("%-10s peak RSS %4d MiB after %v: %s", attack, rss>>20, time.Since(start).Round(time.Millisecond), msg)
+			if attack == "none" {
+				if msg != "<nil>" {
+					t.Errorf("the chart renders without an attack: %s", out)
+				}
+				return
+			}
+			if !strings.Contains(msg, ErrBudget.Error()) {
+				t.Errorf("want %v, got %s", ErrBudget, out)
+			}
+			if rss > limit {
+				t.Errorf("peak RSS %d MiB, want under %d MiB", rss>>20, limit>>20)
+			}
+		})
+	}
+}
+
+// TestConcurrentRenders renders charts on many goroutines at once (run
+// under -race): nothing is shared between renders, and the output does
+// not change.
+func TestConcurrentRenders(t *testing.T) {
+	names := []string{"webapp", "deps", "operator", "umbrella", "blocks"}
+	first := map[string]map[string]any{}
+	for _, n := range names {
+		res, err := generate(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/" + n}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		first[n] = withoutAdditions(res.Objects)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4*len(names))
+	for i := 0; i < 4; i++ {
+		for _, n := range names {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, err := generate(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/" + n}}})
+				if err == nil && !cmp.Equal(first[n], withoutAdditions(res.Objects)) {
+					err = fmt.Errorf("%s renders differently: %s", n, cmp.Diff(first[n], withoutAdditions(res.Objects)))
+				}
+				errs <- err
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -1,0 +1,236 @@
+package render
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/wavesmith/wavesmith/api/inventory"
+	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/gitops"
+	"github.com/wavesmith/wavesmith/manifest"
+)
+
+// ErrDependency: a spec dependency is missing, cyclic or out of order.
+var ErrDependency = fmt.Errorf("spec dependency")
+
+// wavePlan holds every wave rule of wavesmith; nothing else decides or
+// adjusts a wave:
+//
+//   - a spec's objects default to its base wave: the wave the spec sets
+//     (generators.Waver, else its own wavesmith.io/apply-order), else the
+//     render default;
+//   - a spec that depends on others comes after them: its objects are
+//     shifted whole, so that the earliest (hooks and CRDs included) lands
+//     one wave after the latest object of the specs it depends on; a wave
+//     the spec sets must be late enough for that, else it is an error;
+//   - a spec itself lands in the wave of its last object, never earlier:
+//     engines wait for a spec's health, which waits for its children, so a
+//     spec placed before a child would block its own wave forever;
+//   - waves stay in -32768..32767 (checked where the values are resolved).
+//
+// Specs render level by level of their dependencies, so that a dependent's
+// wave can follow what its dependencies rendered. The plan is written on
+// the Result (Result.Plan), which delivery packages read.
+type wavePlan struct {
+	specs  []*Item
+	def    int
+	deps   [][]int // spec index -> the spec indices it depends on
+	levels [][]int // spec indices; level k depends only on levels < k
+	// set is the wave a spec sets, with the field that sets it.
+	set []*setWave
+	// wave is the wave of each spec itself, once its children rendered.
+	wave []int
+}
+
+type setWave struct {
+	wave  int
+	field string
+}
+
+// newWavePlan reads the specs' dependencies (a name is required; a missing
+// dependency and a cycle are errors naming them) and groups the specs in
+// levels.
+func newWavePlan(specs []*Item, reg generators.Registry, def int) (*wavePlan, error) {
+	n := len(specs)
+	p := &wavePlan{specs: specs, def: def, deps: make([][]int, n), set: make([]*setWave, n),
+		wave: make([]int, n)}
+	byKey := make(map[manifest.Key]int, n)
+	for i, it := range specs {
+		byKey[it.Object.Key()] = i
+	}
+	for i, it := range specs {
+		o := it.Object
+		g, _ := reg.Lookup(o)
+		if w, ok := g.(generators.Waver); ok {
+			if v, field, ok := w.Wave(o); ok {
+				p.set[i] = &setWave{v, field}
+			}
+		}
+		if p.set[i] == nil {
+			if a, ok := o.Annotation(inventory.ApplyOrder); ok {
+				if v, err := inventory.ParseOrder(strings.TrimSpace(a)); err == nil {
+					p.set[i] = &setWave{v, annotationPath(inventory.ApplyOrder)}
+				}
+			}
+		}
+		d, ok := g.(generators.Dependent)
+		if !ok {
+			continue
+		}
+		for _, dep := range d.DependsOn(o) {
+			if dep.Name == "" {
+				return nil, o.FieldError(dep.Field+".name", fmt.Errorf("%w: a name is required", ErrDependency))
+			}
+			ns := dep.Namespace
+			if ns == "" {
+				ns = o.Namespace()
+			}
+			k, ok := byKey[manifest.Key{Group: dep.Group, Kind: dep.Kind, Namespace: ns, Name: dep.Name}]
+			if !ok {
+				return nil, o.FieldError(dep.Field, fmt.Errorf("%w: %s %s/%s not found among the inputs", ErrDependency, dep.Kind, ns, dep.Name))
+			}
+			p.deps[i] = append(p.deps[i], k)
+		}
+	}
+	return p, p.levelize()
+}
+
+// levelize groups the specs in levels and refuses cycles.
+func (p *wavePlan) levelize() error {
+	specs := p.specs
+	level := make([]int, len(specs))
+	state := make([]int, len(specs)) // 1 visiting, 2 done
+	name := func(i int) string {
+		k := specs[i].Object.Key()
+		return k.Kind + " " + k.Namespace + "/" + k.Name
+	}
+	var visit func(i int, path []int) error
+	visit = func(i int, path []int) error {
+		switch state[i] {
+		case 2:
+			return nil
+		case 1:
+			var names []string
+			for j := len(path) - 1; j >= 0; j-- {
+				names = append([]string{name(path[j])}, names...)
+				if path[j] == i {
+					break
+				}
+			}
+			names = append(names, name(i))
+			return specs[path[len(path)-1]].Object.FieldError("spec.dependsOn", fmt.Errorf("%w: cycle %s", ErrDependency, strings.Join(names, " -> ")))
+		}
+		state[i] = 1
+		for _, d := range p.deps[i] {
+			if err := visit(d, append(path, i)); err != nil {
+				return err
+			}
+			level[i] = max(level[i], level[d]+1)
+		}
+		state[i] = 2
+		return nil
+	}
+	for i := range specs {
+		if err := visit(i, nil); err != nil {
+			return err
+		}
+		for len(p.levels) <= level[i] {
+			p.levels = append(p.levels, nil)
+		}
+		p.levels[level[i]] = append(p.levels[level[i]], i)
+	}
+	return nil
+}
+
+// after returns the wave a dependent of the spec's dependencies must start
+// at: one after the latest wave they reach (the dependencies themselves
+// included), ok false for a spec without dependencies.
+func (p *wavePlan) after(i int) (need int, ok bool) {
+	need = math.MinInt
+	for _, d := range p.deps[i] {
+		need = max(need, p.wave[d]+1)
+	}
+	return need, len(p.deps[i]) > 0
+}
+
+// base returns the wave a spec's objects default to before placement: the
+// generator places objects relative to it (Helm hooks before or after).
+func (p *wavePlan) base(i int) int {
+	if p.set[i] != nil {
+		return p.set[i].wave
+	}
+	if need, ok := p.after(i); ok {
+		return need
+	}
+	return p.def
+}
+
+// place shifts the objects a spec generated so that the earliest follows
+// its dependencies, and returns the default wave of its objects. The
+// objects carry their own wavesmith.io/apply-order where the generator or
+// source placed them.
+func (p *wavePlan) place(i int, objs []*manifest.Object) (int, error) {
+	base := p.base(i)
+	need, ok := p.after(i)
+	if !ok {
+		return base, nil
+	}
+	earliest := base
+	for _, c := range objs {
+		if v, ok := c.Annotation(inventory.ApplyOrder); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n < earliest {
+				earliest = n
+			}
+		}
+	}
+	if earliest >= need {
+		return base, nil
+	}
+	if s := p.set[i]; s != nil {
+		return 0, p.specs[i].Object.FieldError(s.field, fmt.Errorf("%w: wave %d puts its earliest object in wave %d, not after its dependencies (at least %d); remove the wave or set it to at least %d",
+			ErrDependency, s.wave, earliest, need, s.wave+need-earliest))
+	}
+	shift := need - earliest
+	for _, c := range objs {
+		if v, ok := c.Annotation(inventory.ApplyOrder); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+				c.SetAnnotation(inventory.ApplyOrder, strconv.Itoa(n+shift))
+			}
+		}
+	}
+	return base + shift, nil
+}
+
+// record decides the wave of the spec itself once its children have their
+// resolved waves: its placed base wave, or its last child's when later.
+func (p *wavePlan) record(i, placed int, children []*Item) {
+	w := placed
+	for _, c := range children {
+		w = max(w, c.Wave)
+	}
+	p.wave[i] = w
+}
+
+// Plan returns the wave plan and tree layout of the result, which delivery
+// packages (gitops/*) read.
+func (r *Result) Plan() *gitops.Plan {
+	paths := r.Paths()
+	p := &gitops.Plan{Objects: make([]gitops.Object, len(r.Items)), Specs: make([]gitops.Spec, len(r.Specs))}
+	for i, it := range r.Specs {
+		p.Specs[i] = gitops.Spec{Key: it.Key, APIVersion: it.Ref.APIVersion, Wave: it.Wave, First: it.Wave, Last: it.Wave, DependsOn: r.deps[i]}
+	}
+	for i, it := range r.Items {
+		p.Objects[i] = gitops.Object{Key: it.Key, APIVersion: it.Ref.APIVersion, Wave: it.Wave, Spec: it.Spec, IsSpec: it.Role == Spec, Path: paths[i]}
+		if it.Spec < 0 {
+			continue
+		}
+		s := &p.Specs[it.Spec]
+		s.First, s.Last = min(s.First, it.Wave), max(s.Last, it.Wave)
+		if it.Role == Spec {
+			s.Folder = paths[i][:strings.LastIndexByte(paths[i], '/')]
+		}
+	}
+	return p
+}

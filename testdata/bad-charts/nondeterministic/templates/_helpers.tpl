@@ -1,0 +1,3 @@
+{{- define "nd.id" -}}
+{{ uuidv4 }}
+{{- end }}
