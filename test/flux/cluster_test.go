@@ -14,6 +14,7 @@ import (
 
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+	"github.com/go-logr/logr"
 	appsv1 "k8s.io/api/apps/v1"
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -27,6 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 )
 
 var routeGVK = schema.GroupVersionKind{Group: "route.openshift.io", Version: "v1", Kind: "Route"}
@@ -51,6 +53,9 @@ func startCluster(t *testing.T, extraCRDs ...string) *cluster {
 			t.Fatalf("KUBEBUILDER_ASSETS=%q lacks %s: run 'make test', which builds kube-apiserver and etcd into bin/", assets, b)
 		}
 	}
+	// envtest logs through controller-runtime's logger; without one set it
+	// prints a warning with a stack trace.
+	ctrllog.SetLogger(logr.Discard())
 	env := &envtest.Environment{
 		CRDDirectoryPaths:     append([]string{filepath.Join(repoRoot(t), "kustomize", "crd", "bases"), tool(t, "FLUX_CRDS_DIR")}, extraCRDs...),
 		ErrorIfCRDPathMissing: true,

@@ -243,12 +243,35 @@ func (cl *cluster) unhealthy(t *testing.T, ctx context.Context, ks *kustomizev1.
 }
 
 // waitApplied waits until every named Kustomization applied revision and
-// is Ready.
+// is Ready. One that failed on revision fails the test at once: it would
+// retry only after its interval.
 func (cl *cluster) waitApplied(t *testing.T, ctx context.Context, timeout time.Duration, revision string, names []string) {
 	t.Helper()
 	waitFor(t, ctx, timeout, fmt.Sprintf("%d Kustomizations to apply %s", len(names), revision), func() string {
+		cl.failFast(t, ctx, revision, names)
 		return cl.notReady(t, ctx, revision, names)
 	})
+}
+
+// failFast fails t when a named Kustomization failed on revision for a
+// reason kustomize-controller retries only after the Kustomization's
+// interval (10m): building, applying, pruning, or its health check.
+func (cl *cluster) failFast(t *testing.T, ctx context.Context, revision string, names []string) {
+	t.Helper()
+	for _, n := range names {
+		ks := cl.kustomization(t, ctx, n)
+		if ks == nil || ks.Status.LastAttemptedRevision != revision {
+			continue
+		}
+		c := apimeta.FindStatusCondition(ks.Status.Conditions, fluxmeta.ReadyCondition)
+		if c == nil || c.Status != metav1.ConditionFalse {
+			continue
+		}
+		switch c.Reason {
+		case fluxmeta.BuildFailedReason, fluxmeta.ReconciliationFailedReason, fluxmeta.PruneFailedReason, fluxmeta.HealthCheckFailedReason:
+			t.Fatalf("Kustomization %s failed on %s: %s: %s", n, revision, c.Reason, c.Message)
+		}
+	}
 }
 
 // requestReconcile asks kustomize-controller to reconcile the named

@@ -228,6 +228,7 @@ func TestEndToEndOldPlacement(t *testing.T) {
 	stuckKs := waveName(t, ks, first)
 	var msg string
 	waitFor(t, ctx, 2*time.Minute, stuckKs+" failing its health check", func() string {
+		cl.failFast(t, ctx, rev, []string{"kubernetes"})
 		if cl.notReady(t, ctx, rev, waveNames(ks)) == "" {
 			t.Fatalf("control: every wave applied %s with the old placement; it should deadlock", rev)
 		}

@@ -79,6 +79,7 @@ func TestWavesOnCluster(t *testing.T) {
 	cl.applyRoot(t, ctx, "wavesmith", "./deploy/flux")
 
 	waitFor(t, ctx, 3*time.Minute, heldKs+" waiting on "+heldJob+" and "+nextKs+" on it", func() string {
+		cl.failFast(t, ctx, rev, names)
 		h, n := cl.kustomization(t, ctx, heldKs), cl.kustomization(t, ctx, nextKs)
 		if h == nil || !apimeta.IsStatusConditionTrue(h.Status.Conditions, fluxmeta.ReconcilingCondition) ||
 			!strings.Contains(apimeta.FindStatusCondition(h.Status.Conditions, fluxmeta.ReconcilingCondition).Message, "Running health checks") {
