@@ -386,7 +386,7 @@ func kustomizationObject(w *wave, o Options) []byte {
 		"metadata": map[string]any{
 			"name":      KustomizationName(o.Name, w.n),
 			"namespace": o.Namespace,
-			"labels":    map[string]any{"app.kubernetes.io/managed-by": "wavesmith", "wavesmith.io/wave": strconv.Itoa(w.n)},
+			"labels":    map[string]any{"app.kubernetes.io/managed-by": "wavesmith", "wavesmith.io/wave": WaveLabel(w.n)},
 		},
 		"spec": spec,
 	})

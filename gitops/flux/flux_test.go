@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/gitops/flux"
@@ -186,6 +187,22 @@ func TestExamplesGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Assert(t, "testdata/examples.txt", golden.JoinFiles(files))
+	// Every Kustomization passes the API server's metadata rules (a wave
+	// label "-106" did not: negative waves could not be applied).
+	for p, b := range files {
+		if !strings.HasPrefix(p, "flux/wave-") || !strings.HasSuffix(p, ".yaml") || strings.Count(p, "/") != 1 {
+			continue
+		}
+		ks, err := manifest.Decode(p, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range ks[0].Labels() {
+			if msgs := validation.IsValidLabelValue(v.(string)); len(msgs) > 0 {
+				t.Errorf("%s: label %s=%q: %v", p, k, v, msgs)
+			}
+		}
+	}
 }
 
 func TestOptionErrors(t *testing.T) {
