@@ -80,6 +80,17 @@ func renderCase(t *testing.T, c string, p generators.Platform, want []map[string
 	return got, decoration
 }
 
+// refusedCases are operator cases whose bodies the API server rejects: the
+// operator's apply fails at run time, wavesmith refuses them at render time
+// (the generator's output still equals the operator's bodies, see
+// TestOperatorBodies).
+var refusedCases = map[string]map[generators.Platform]string{
+	"path-no-leading-slash": {
+		generators.Kubernetes: `spec.rules[0].http.paths[0].path: invalid value: refused by the API server's rules: "designer(/|$)(.*)"; must be an absolute path`,
+		generators.OpenShift:  `spec.path: invalid value: refused by the API server's rules: "designer"; must start with '/'`,
+	},
+}
+
 // TestRenderedChildren holds the engine to DESIGN.md's contract: a rendered
 // child is the operator's body, field for field, except for the missing
 // ownerReferences and the annotations wavesmith adds. The engine's labels
@@ -88,6 +99,14 @@ func TestRenderedChildren(t *testing.T) {
 	for _, c := range operatorCases {
 		for _, p := range platforms {
 			t.Run(c+"/"+string(p), func(t *testing.T) {
+				if msg, ok := refusedCases[c]; ok {
+					spec := testobj.Load(t, caseFile(c, "kaoto.yaml"))
+					_, err := render.Render(context.Background(), []*manifest.Object{spec}, render.Options{Generators: builtin.Registry(), Platform: p})
+					if err == nil || !strings.Contains(err.Error(), msg[p]) {
+						t.Fatalf("the operator applies what the API server refuses; wavesmith must refuse it at render time with %q, got %v", msg[p], err)
+					}
+					return
+				}
 				want := operatorBodies(t, c, p)
 				got, decoration := renderCase(t, c, p, want)
 				if diff := diffBodies(want, got); diff != "" {
