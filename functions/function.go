@@ -1,7 +1,9 @@
 package functions
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
+	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
 )
@@ -158,7 +161,11 @@ func (p *Processor) options(fc *yaml.RNode) (render.Options, error) {
 	default:
 		return base, fmt.Errorf("%w: kind %s: want %s or ConfigMap", render.ErrOptions, fc.GetKind(), v1alpha1.RenderConfigKind)
 	}
-	o, err := render.OptionsFromConfig(cfg)
+	layer := config.Layer{Name: fc.GetKind() + " " + fc.GetName(), Spec: cfg}
+	if fc.GetKind() == "ConfigMap" {
+		layer.FieldName = func(path string) string { return layer.Name + ": data." + configMapKey(path) }
+	}
+	o, _, err := config.Merge(layer).Options()
 	if err != nil {
 		return base, err
 	}
@@ -188,7 +195,27 @@ func decodeStrict(n *yaml.RNode, into *v1alpha1.RenderConfigSpec) error {
 	if err != nil {
 		return err
 	}
-	return render.DecodeStrictJSON(b, into)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(into); err != nil {
+		return fmt.Errorf("%w: %v", render.ErrOptions, err)
+	}
+	return nil
+}
+
+// configMapKey is the ConfigMap key of a configuration field.
+func configMapKey(path string) string {
+	switch path {
+	case "policies.adoption":
+		return "adoptionPolicy"
+	case "policies.update":
+		return "updatePolicy"
+	case "policies.delete":
+		return "deletePolicy"
+	case "policies.reconcile":
+		return "reconcilePolicy"
+	}
+	return path
 }
 
 // configFromData reads the ConfigMap form: platform, namespace, wave,
@@ -229,7 +256,7 @@ func configFromData(data map[string]string) (v1alpha1.RenderConfigSpec, error) {
 		case "kubeVersion":
 			c.KubeVersion = v
 		case "apiVersions":
-			c.APIVersions = render.SplitList(v)
+			c.APIVersions = config.SplitList(v)
 		default:
 			return c, fmt.Errorf("%w: data.%s: unknown key (known: platform, namespace, wave, adoptionPolicy, updatePolicy, deletePolicy, reconcilePolicy, dialects, kubeVersion, apiVersions)", render.ErrOptions, k)
 		}

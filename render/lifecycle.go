@@ -360,3 +360,8 @@ func defaultWarnings(opts *Options) []manifest.Warning {
 	}
 	return w
 }
+
+// CheckPolicy validates a lifecycle value given for a native annotation
+// (wavesmith.io/update-policy, ...) and returns it normalised (CamelCase
+// values become kebab-case).
+func CheckPolicy(key, v string) (string, error) { return checkLifecycleValue(key, v) }

@@ -215,6 +215,25 @@ func TestKeepInputs(t *testing.T) {
 			t.Errorf("children are decorated in every mode: %v", it.Object.Labels())
 		}
 	}
+	if _, ok := spec.Annotation("argocd.argoproj.io/sync-wave"); ok {
+		t.Errorf("a spec in the wave of its children keeps its annotations as written: %v", spec.Annotations())
+	}
+
+	// A spec whose children land later (here by the render default) gets
+	// the wave an engine reads, else Argo CD would sync it in wave 0 and
+	// wait there for children it syncs later.
+	spec = widget("w", nil)
+	opts.Defaults = map[string]string{"wavesmith.io/apply-order": "3"}
+	res, err = Render(context.Background(), []*manifest.Object{spec}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, _ := spec.Annotation("argocd.argoproj.io/sync-wave"); w != "3" {
+		t.Errorf("spec sync-wave %q, want 3 (its children's)", w)
+	}
+	if diff := cmp.Diff([]string{"argocd.argoproj.io/sync-wave", "wavesmith.io/inventory", "wavesmith.io/render-digest"}, res.Specs[0].Written); diff != "" {
+		t.Errorf("what the engine wrote on the spec (-want +got):\n%s", diff)
+	}
 }
 
 func TestRenderErrors(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/monochromegane/go-gitignore"
+
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/tree"
 )
@@ -67,6 +69,9 @@ func LoadIn(root string, paths []string, stdin io.Reader) ([]*manifest.Object, e
 		fi, err := r.Stat(p)
 		if err != nil {
 			return nil, &manifest.Error{File: p, Err: err}
+		}
+		if rec := RenderedTree(r, p); rec != "" {
+			return nil, &manifest.Error{File: p, Err: fmt.Errorf("%w: it lies in the tree marked by %s; render the specs the tree came from", tree.ErrRenderedTree, rec)}
 		}
 		if !fi.IsDir() {
 			files = append(files, p)
@@ -241,11 +246,46 @@ func Files(dir string) ([]string, error) {
 	return append(files, candidates...), err
 }
 
+// IgnoreFile in an input folder lists, in gitignore syntax, files and
+// folders below it that are not inputs (unused values files, notes).
+const IgnoreFile = ".wavesmithignore"
+
+// RenderedTree returns the record file (relative to the root) of the
+// rendered tree that path lies in (path itself or a folder above it, up to
+// the root), or "".
+func RenderedTree(r *tree.Root, path string) string {
+	rel, err := r.Rel(path)
+	if err != nil {
+		return ""
+	}
+	for d := filepath.Clean(rel); ; d = filepath.Dir(d) {
+		rec := filepath.Join(d, tree.RecordFile)
+		if _, err := r.Lstat(filepath.Join(r.Dir(), rec)); err == nil {
+			return rec
+		}
+		if d == "." || d == string(filepath.Separator) {
+			return ""
+		}
+	}
+}
+
 // walk lists the object files under dir, following symlinks inside the
-// root, refusing loops and special files. candidates are the top-level
-// files of Helm chart folders below dir: objects only if they hold specs.
+// root, refusing loops and special files, skipping what an IgnoreFile
+// lists and folders that are rendered trees (they hold tree.RecordFile:
+// a render's own output, for instance below the folder it rendered).
+// candidates are the top-level files of Helm chart folders below dir:
+// objects only if they hold specs.
 func walk(r *tree.Root, dir string) (files, candidates []string, err error) {
 	var stack []fs.FileInfo // the folders being visited, to find loops
+	var ignores []gitignore.IgnoreMatcher
+	ignored := func(p string, isDir bool) bool {
+		for _, m := range ignores {
+			if m.Match(p, isDir) {
+				return true
+			}
+		}
+		return false
+	}
 	var visit func(dir string) error
 	visit = func(dir string) error {
 		fi, err := r.Stat(dir)
@@ -262,6 +302,20 @@ func walk(r *tree.Root, dir string) (files, candidates []string, err error) {
 		entries, err := r.ReadDir(dir)
 		if err != nil {
 			return &manifest.Error{File: dir, Err: err}
+		}
+		for _, e := range entries {
+			switch e.Name() {
+			case tree.RecordFile:
+				return nil // a rendered tree: output, not input
+			case IgnoreFile:
+				b, err := r.ReadFile(filepath.Join(dir, IgnoreFile))
+				if err != nil {
+					return &manifest.Error{File: filepath.Join(dir, IgnoreFile), Err: err}
+				}
+				ignores = append(ignores, gitignore.NewGitIgnoreFromReader(dir, bytes.NewReader(b)))
+				n := len(ignores)
+				defer func() { ignores = ignores[:n-1] }()
+			}
 		}
 		for _, e := range entries {
 			if e.Name() == "Chart.yaml" && len(stack) > 1 {
@@ -289,6 +343,9 @@ func walk(r *tree.Root, dir string) (files, candidates []string, err error) {
 					return &manifest.Error{File: p, Err: err}
 				}
 				mode = fi.Mode().Type()
+			}
+			if ignored(p, mode.IsDir()) {
+				continue
 			}
 			if mode.IsDir() {
 				if err := visit(p); err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -124,7 +125,7 @@ func TestNames(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = Render(context.Background(), objs, Options{Platform: tc.platform, DiscardObjects: true})
+			_, err = Render(context.Background(), objs, Options{Generators: builtin.Registry(), Platform: tc.platform, DiscardObjects: true})
 			if len(tc.want) == 0 {
 				if err != nil {
 					t.Fatalf("%s: %v", tc.reason, err)

@@ -46,6 +46,9 @@ type Options struct {
 	// encoded: only Item.YAML, Key and Ref remain. It bounds the memory of
 	// large renders; the CLI sets it.
 	DiscardObjects bool
+	// Progress, when set, is called after each spec is rendered with the
+	// number done and the total, from any goroutine.
+	Progress func(done, total int)
 }
 
 // normalize fills defaults and validates the options.

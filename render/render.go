@@ -15,6 +15,9 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
+
+	"sigs.k8s.io/yaml"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/generators"
@@ -68,6 +71,9 @@ type Result struct {
 	// Specs are the spec items, in input order.
 	Specs    []*Item
 	Warnings []manifest.Warning
+	// Took is, per spec, how long generating, decorating and encoding its
+	// children took (for -v; never part of any output).
+	Took []time.Duration
 	// deps are, per spec, the indices of the specs it depends on.
 	deps [][]int
 }
@@ -130,15 +136,24 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	// Children: generated, decorated and encoded per spec, on all cores,
 	// level by level of the specs' dependencies.
 	outs := make([]specOutput, len(res.Specs))
+	res.Took = make([]time.Duration, len(res.Specs))
+	var done atomic.Int64
 	for _, level := range plan.levels {
 		parallel(len(level), func(j int) {
 			i := level[j]
+			defer func() {
+				if opts.Progress != nil {
+					opts.Progress(int(done.Add(1)), len(res.Specs))
+				}
+			}()
 			for _, d := range plan.deps[i] {
 				if outs[d].err != nil {
 					return // its dependency's error is reported
 				}
 			}
+			start := time.Now()
 			outs[i] = renderSpec(ctx, res.Specs[i], plan, &opts)
+			res.Took[i] = time.Since(start)
 		})
 	}
 	inputItems := res.Items
@@ -299,21 +314,22 @@ func decorateInput(it *Item, specLabels map[string]string, wave int, opts *Optio
 	if err != nil {
 		return nil, err
 	}
-	moved := it.lc.ApplyOrder != wave
 	it.lc.ApplyOrder, it.Wave = wave, wave
 	if opts.KeepInputs {
-		if moved {
-			before := maps.Clone(it.Object.Annotations())
-			for _, d := range opts.Dialects {
+		// The object stays as written: where an engine would read another
+		// wave from it (Argo CD: its sync-wave, or 0), write the plan's.
+		before := maps.Clone(it.Object.Annotations())
+		for _, d := range opts.Dialects {
+			if own, _, _ := d.Wave(it.Object); own != wave { // none reads as 0
 				d.SetWave(it.Object, wave)
 			}
-			for k, v := range it.Object.Annotations() {
-				if old, ok := before[k]; !ok || old != v {
-					it.Written = append(it.Written, k)
-				}
-			}
-			sort.Strings(it.Written)
 		}
+		for k, v := range it.Object.Annotations() {
+			if old, ok := before[k]; !ok || old != v {
+				it.Written = append(it.Written, k)
+			}
+		}
+		sort.Strings(it.Written)
 		return w, nil
 	}
 	return append(w, write(it, specLabels, "", opts)...), nil
@@ -446,6 +462,32 @@ func (r *Result) WriteStream(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// WriteJSONList writes the result as one JSON v1 List (for jq and other
+// JSON tools), items in output order, one per line.
+func (r *Result) WriteJSONList(w io.Writer) error {
+	if _, err := io.WriteString(w, `{"apiVersion":"v1","kind":"List","items":[`); err != nil {
+		return err
+	}
+	for i, it := range r.Items {
+		j, err := yaml.YAMLToJSON(it.YAML)
+		if err != nil {
+			return fmt.Errorf("%s: %w", it.Key, err)
+		}
+		sep := "\n"
+		if i > 0 {
+			sep = ",\n"
+		}
+		if _, err := io.WriteString(w, sep); err != nil {
+			return err
+		}
+		if _, err := w.Write(j); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, "\n]}\n")
+	return err
 }
 
 // parallel calls fn(0..n-1) on GOMAXPROCS goroutines.

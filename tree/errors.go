@@ -21,6 +21,9 @@ var (
 	// ErrNotRegular: a file to read is not a regular file (a FIFO, a
 	// device, a socket), or a tree holds a symlink.
 	ErrNotRegular = errors.New("not a regular file")
+	// ErrRenderedTree: an input lies in a tree wavesmith rendered (it holds
+	// RecordFile): rendered output is never input again.
+	ErrRenderedTree = errors.New("a rendered tree is not an input")
 	// ErrTooLarge: a file is larger than MaxFileSize.
 	ErrTooLarge = errors.New("file too large")
 )

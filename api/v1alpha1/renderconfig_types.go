@@ -15,8 +15,21 @@ type RenderConfig struct {
 	Spec RenderConfigSpec `json:"spec,omitempty"`
 }
 
-// RenderConfigSpec are the render options.
+// RenderConfigSpec are the render options. Every field is optional; an
+// empty one takes the next layer's value (flags, Argo CD parameters, the
+// project file .wavesmith.yaml, defaults: see package config).
 type RenderConfigSpec struct {
+	// Inputs are the files and folders to render, relative to the file
+	// that holds this configuration (default: its folder).
+	Inputs []string `json:"inputs,omitempty"`
+	// Output is "-" for a YAML stream or the folder of a GitOps tree,
+	// relative to the file that holds this configuration.
+	Output string `json:"output,omitempty"`
+	// Timeout bounds the whole render, templates included (a duration;
+	// default 1m).
+	Timeout string `json:"timeout,omitempty"`
+	// PartOf is the app.kubernetes.io/part-of of objects without one.
+	PartOf string `json:"partOf,omitempty"`
 	// Platform is kubernetes (Ingress) or openshift (Route).
 	Platform string `json:"platform,omitempty"`
 	// Namespace for specs and namespaced objects that have none.

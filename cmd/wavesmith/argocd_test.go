@@ -18,7 +18,7 @@ var pluginEnv = []string{
 	"ARGOCD_APP_NAME", "ARGOCD_APP_NAMESPACE", "ARGOCD_APP_PARAMETERS", "ARGOCD_APP_SOURCE_PATH",
 	"KUBE_VERSION", "KUBE_API_VERSIONS",
 	"ARGOCD_ENV_PLATFORM", "ARGOCD_ENV_DIALECTS", "ARGOCD_ENV_WAVE", "ARGOCD_ENV_ADOPTION_POLICY",
-	"ARGOCD_ENV_UPDATE_POLICY", "ARGOCD_ENV_DELETE_POLICY", "ARGOCD_ENV_RECONCILE_POLICY",
+	"ARGOCD_ENV_UPDATE_POLICY", "ARGOCD_ENV_DELETE_POLICY", "ARGOCD_ENV_RECONCILE_POLICY", "ARGOCD_ENV_TIMEOUT",
 }
 
 func setEnv(t *testing.T, env map[string]string) {
@@ -114,7 +114,7 @@ func TestArgoCDParameters(t *testing.T) {
 	usage := func(msg string) rendered {
 		return rendered{Code: exitUsage, Stderr: "error: " + msg + "\nRun 'wavesmith render --help' for usage.\n"}
 	}
-	const known = "(known: platform, dialects, wave, adoption-policy, update-policy, delete-policy, reconcile-policy)"
+	const known = "(known: platform, dialects, wave, adoption-policy, update-policy, delete-policy, reconcile-policy, timeout)"
 
 	cases := map[string]struct {
 		reason string
@@ -218,7 +218,7 @@ func TestArgoCDParameters(t *testing.T) {
 		"NotAnArray": {
 			reason: "a single object is not the array Argo CD sends",
 			env:    map[string]string{"ARGOCD_APP_PARAMETERS": `{"name":"wave","string":"1"}`},
-			want:   usage("ARGOCD_APP_PARAMETERS: malformed JSON (want an array of {name, string|array|map}): json: cannot unmarshal object into Go value of type []main.appParameter"),
+			want:   usage("ARGOCD_APP_PARAMETERS: malformed JSON (want an array of {name, string|array|map}): got a JSON object"),
 		},
 		"UnknownParameter": {
 			reason: "a parameter wavesmith does not know",
@@ -248,7 +248,7 @@ func TestArgoCDParameters(t *testing.T) {
 		"BadParameterValue": {
 			reason: "a bad value names the parameter",
 			env:    map[string]string{"ARGOCD_APP_PARAMETERS": `[{"name":"platform","string":"mars"}]`},
-			want:   usage(`ARGOCD_APP_PARAMETERS parameter "platform": invalid render options: platform "mars": want kubernetes or openshift`),
+			want:   usage(`ARGOCD_APP_PARAMETERS parameter "platform": platform "mars": want kubernetes or openshift`),
 		},
 		"BadEnvWave": {
 			reason: "a bad ARGOCD_ENV_WAVE names the variable",
@@ -258,12 +258,12 @@ func TestArgoCDParameters(t *testing.T) {
 		"BadEnvWaveRange": {
 			reason: "a wave out of range",
 			env:    map[string]string{"ARGOCD_ENV_WAVE": "40000"},
-			want:   usage(`ARGOCD_ENV_WAVE: wave "40000": want an integer in -32768..32767`),
+			want:   usage(`ARGOCD_ENV_WAVE: 40000: want -32768..32767`),
 		},
 		"BadEnvPolicy": {
 			reason: "a bad ARGOCD_ENV_UPDATE_POLICY names the variable",
 			env:    map[string]string{"ARGOCD_ENV_UPDATE_POLICY": "sometimes"},
-			want:   usage(`ARGOCD_ENV_UPDATE_POLICY: invalid render options: wavesmith.io/update-policy: invalid annotation: "sometimes" is not one of ssa-override, replace, ssa-merge, recreate`),
+			want:   usage(`ARGOCD_ENV_UPDATE_POLICY: "sometimes" is not one of ssa-override, replace, ssa-merge, recreate`),
 		},
 		"BadEnvUnderAFlag": {
 			reason: "a bad value is an error even when a flag overrides it: the Application is wrong",
@@ -501,32 +501,5 @@ func TestArgoCDHelp(t *testing.T) {
 		if !strings.Contains(out, s) {
 			t.Errorf("render --help does not mention %s", s)
 		}
-	}
-}
-
-func TestPrefixWriter(t *testing.T) {
-	cases := map[string]struct {
-		reason string
-		writes []string
-		want   string
-	}{
-		"Lines":   {"each line", []string{"a\nb\n"}, "P: a\nP: b\n"},
-		"Split":   {"a line in pieces gets one prefix", []string{"err", "or: x\n", "y"}, "P: error: x\nP: y"},
-		"Empty":   {"empty lines too", []string{"\n\n"}, "P: \nP: \n"},
-		"Nothing": {"no writes", nil, ""},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			var b strings.Builder
-			w := &prefixWriter{w: &b, prefix: []byte("P: "), atStart: true}
-			for _, s := range tc.writes {
-				if n, err := w.Write([]byte(s)); err != nil || n != len(s) {
-					t.Fatalf("Write(%q) = %d, %v", s, n, err)
-				}
-			}
-			if diff := cmp.Diff(tc.want, b.String()); diff != "" {
-				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
-			}
-		})
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/wavesmith/wavesmith/argocdcmp"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -30,7 +31,7 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	stderr = argocdStderr(stderr) // names the Argo CD application, if any
+	stderr = argocdcmp.Stderr(stderr, os.Getenv) // names the Argo CD application, if any
 	cmd := newRootCommand(stdin, stdout, stderr)
 	cmd.SetArgs(args)
 	err := cmd.Execute()

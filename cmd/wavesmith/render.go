@@ -2,32 +2,46 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/functions"
+	"github.com/wavesmith/wavesmith/render"
 	"github.com/wavesmith/wavesmith/tree"
 )
+
+const exitCodesHelp = `
+Exit codes: 0 success; 1 bad input (nothing is written, nothing is printed
+on standard output), or a stale tree for check, or differences for diff;
+2 a usage error (an unknown flag, a bad setting).`
 
 func newRenderCommand() *cobra.Command {
 	var f renderFlags
 	var t treeFlags
-	var out string
+	var out, format string
 	c := &cobra.Command{
 		Use:   "render [PATH|-]...",
 		Short: "Render specs into a YAML stream or a GitOps tree",
 		Long: `Render reads Kaoto and Component specs and any other Kubernetes objects from
-files, folders (recursively: *.yaml, *.yml, *.json) or standard input ("-"),
-and writes every object with the recommended labels and the wave and policy
-annotations of Argo CD and Flux.
+files, folders (recursively: *.yaml, *.yml, *.json; a .wavesmithignore in a
+folder lists, in gitignore syntax, what to leave out) or standard input
+("-"), and writes every object with the recommended labels and the wave and
+policy annotations of Argo CD and Flux. Without PATH it reads the project
+file ` + config.ProjectFile + ` of the current folder (inputs, output and
+every setting), else the current folder.
 
-Without -o, or with -o -, it writes one YAML stream on standard output: what
-an Argo CD config management plugin must print. With -o DIR it writes a
-GitOps tree: a folder per spec (<namespace>/<kind>-<name>/), _objects/ for
-the rest, each with a kustomization.yaml. The tree is written aside and
-swapped in whole: a failed render leaves the old tree untouched, and files
-that no longer belong disappear.
+Without -o, or with -o -, it writes one YAML stream on standard output (or,
+with --format json, one JSON v1 List): what an Argo CD config management
+plugin must print. With -o DIR it writes a GitOps tree: a folder per spec
+(<namespace>/<kind>-<name>/), _objects/ for the rest, each with a
+kustomization.yaml, and ` + tree.RecordFile + `, the record of how the tree was
+rendered (check reuses it; it also marks DIR as output, never input). The
+tree is written aside and swapped in whole: a failed render leaves the old
+tree untouched, and files that no longer belong disappear.
 
 With --flux the tree also holds flux/: one Flux Kustomization per wave
 (flux/wave-<n>.yaml, applying flux/wave-<n>/), chained with dependsOn, wait
@@ -42,13 +56,18 @@ Applications (one per spec folder) are ordered by sync waves. Both need the
 tree's path inside the repository: by default DIR relative to its git
 repository, else --tree-path.
 
+Settings come from, highest first: flags; Argo CD's parameters
+(ARGOCD_APP_PARAMETERS), then its env entries (ARGOCD_ENV_*); the project
+file; Argo CD's description of the cluster (ARGOCD_APP_NAMESPACE,
+KUBE_VERSION, KUBE_API_VERSIONS); defaults.
+
 Bad input is reported as "file:line: Kind/namespace/name: field: message"
 and nothing is written. An input without objects is an error: an empty
-render would make a pruning GitOps engine delete everything.`,
+render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 		Example: `  # Render the specs of a folder to standard output
   wavesmith render deploy/
 
-  # Render for OpenShift (Routes instead of Ingresses) into a tree for Flux
+  # Render for OpenShift (Routes instead of Ingresses) into a tree
   wavesmith render deploy/ --platform openshift -o rendered/
 
   # Put everything in wave 1 unless an object or spec says otherwise
@@ -60,39 +79,91 @@ render would make a pruning GitOps engine delete everything.`,
   # Argo CD Applications reading the committed tree
   wavesmith render deploy/ -o rendered/ --argocd --argocd-repo https://git.example.com/platform.git
 
+  # The stream as JSON, for jq
+  wavesmith render deploy/ --format json | jq '.items[].metadata.name'
+
   # From standard input
   cat kaoto.yaml | wavesmith render -`,
 		RunE: func(c *cobra.Command, args []string) error {
-			res, err := f.render(c, args)
+			s, err := f.setup(c, args, &t, "")
+			if err != nil {
+				return err
+			}
+			if err := t.check(c, s); err != nil {
+				return err
+			}
+			if c.Flags().Changed("output") {
+				s.merged.Spec.Output = out
+			}
+			out := s.merged.Spec.Output
+			if err := checkFormat(c, format, out); err != nil {
+				return err
+			}
+			if (out == "" || out == "-") && (s.merged.Spec.Flux != nil || s.merged.Spec.ArgoCD != nil) {
+				return usageError{cmd: c.CommandPath(), err: fmt.Errorf("--flux and --argocd write a tree: give -o DIR")}
+			}
+			res, err := f.render(c, s)
 			if err != nil {
 				return err
 			}
 			f.printWarnings(c, res)
 			if out == "" || out == "-" {
-				if t.flux {
-					return usageError{cmd: c.CommandPath(), err: fmt.Errorf("--flux writes a tree: give -o DIR")}
-				}
-				w := bufio.NewWriterSize(c.OutOrStdout(), 1<<20)
-				if err := res.WriteStream(w); err != nil {
-					return err
-				}
-				return w.Flush()
+				return writeStream(c, res, format)
 			}
-			files, err := t.files(c, res, out)
+			files, err := files(c, s, res, out)
 			if err != nil {
 				return err
 			}
 			if err := tree.Write(out, files); err != nil {
 				return err
 			}
-			fmt.Fprintf(c.ErrOrStderr(), "wrote %s: %d objects from %d specs in %d files\n", out, len(res.Items), len(res.Specs), len(files))
+			if !f.quiet {
+				fmt.Fprintf(c.ErrOrStderr(), "wrote %s: %d objects from %d specs in %d files\n", out, len(res.Items), len(res.Specs), len(files))
+			}
 			return nil
 		},
 	}
 	f.bind(c)
 	t.bind(c)
-	c.Flags().StringVarP(&out, "output", "o", "-", "\"-\" for a YAML stream on standard output, or a folder for a GitOps tree")
+	c.Flags().StringVarP(&out, "output", "o", "-", "\"-\" for a stream on standard output, or a folder for a GitOps tree")
+	c.Flags().StringVar(&format, "format", "yaml", "format of the stream: yaml (multi-document) or json (a v1 List)")
+	complete(c, "format", "yaml", "json")
 	return c
+}
+
+// checkFormat refuses a stream format the tree does not take, and -o used
+// as kubectl's output format.
+func checkFormat(c *cobra.Command, format, out string) error {
+	usage := func(err error) error { return usageError{cmd: c.CommandPath(), err: err} }
+	switch format {
+	case "yaml", "json":
+	default:
+		return usage(fmt.Errorf("--format %q: want yaml or json", format))
+	}
+	if out != "" && out != "-" {
+		if err := config.CheckOutput(out); err != nil {
+			return usage(fmt.Errorf("-o: %w", err))
+		}
+		if format != "yaml" {
+			return usage(fmt.Errorf("--format %s is for the stream; a tree is YAML files", format))
+		}
+	}
+	return nil
+}
+
+// writeStream writes the stream on standard output.
+func writeStream(c *cobra.Command, res *render.Result, format string) error {
+	w := bufio.NewWriterSize(c.OutOrStdout(), 1<<20)
+	var err error
+	if format == "json" {
+		err = res.WriteJSONList(w)
+	} else {
+		err = res.WriteStream(w)
+	}
+	if err != nil {
+		return err
+	}
+	return w.Flush()
 }
 
 func newCheckCommand() *cobra.Command {
@@ -104,23 +175,51 @@ func newCheckCommand() *cobra.Command {
 		Short: "Fail with a diff when a committed tree is stale",
 		Long: `Check renders in memory, exactly as render -o DIR would, and compares the
 result with DIR file by file. It exits 0 when they are equal, and 1 with a
-unified diff on standard output when they are not: the CI render step.`,
-		Example: `  # In CI, after the tree was committed by 'wavesmith render deploy/ -o rendered/'
-  wavesmith check deploy/ -o rendered/`,
+unified diff on standard output when they are not: the CI render step.
+
+Check reads how DIR was rendered from its record (` + tree.RecordFile + `): the
+inputs and every setting, Flux and Argo CD ones included; flags given to
+check win over it. Without -o, the project file's output is the tree.` + exitCodesHelp,
+		Example: `  # In CI, after the tree was committed by 'wavesmith render deploy/ -o rendered/ --flux'
+  wavesmith check -o rendered/
+
+  # The same, naming inputs and settings explicitly
+  wavesmith check deploy/ -o rendered/ --flux`,
 		RunE: func(c *cobra.Command, args []string) error {
-			if out == "" || out == "-" {
+			dir := out
+			if dir == "" {
+				if l, ok, err := config.Project("."); err == nil && ok && len(args) == 0 {
+					if o := config.Merge(l).Spec.Output; o != "" && o != "-" {
+						dir = o
+					}
+				}
+			}
+			if dir == "" || dir == "-" {
 				return usageError{cmd: c.CommandPath(), err: fmt.Errorf("-o DIR is required: the tree to compare with")}
 			}
-			res, err := f.render(c, args)
+			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+				return fmt.Errorf("%s does not exist or is not a folder: render the tree first ('wavesmith render PATH... -o %s') and commit it", dir, dir)
+			}
+			s, err := f.setup(c, args, &t, dir)
+			if err != nil {
+				return err
+			}
+			if err := t.check(c, s); err != nil {
+				return err
+			}
+			if !s.record && len(args) == 0 && len(s.merged.Spec.Inputs) == 0 {
+				return usageError{cmd: c.CommandPath(), err: fmt.Errorf("%s has no %s: name the inputs (wavesmith check PATH... -o %s)", dir, tree.RecordFile, dir)}
+			}
+			res, err := f.render(c, s)
 			if err != nil {
 				return err
 			}
 			f.printWarnings(c, res)
-			got, err := tree.Read(out)
+			got, err := tree.Read(dir)
 			if err != nil {
-				return fmt.Errorf("reading %s: %w", out, err)
+				return fmt.Errorf("reading %s: %w", dir, err)
 			}
-			want, err := t.files(c, res, out)
+			want, err := files(c, s, res, dir)
 			if err != nil {
 				return err
 			}
@@ -129,13 +228,13 @@ unified diff on standard output when they are not: the CI render step.`,
 				return nil
 			}
 			fmt.Fprint(c.OutOrStdout(), diff)
-			fmt.Fprintf(c.ErrOrStderr(), "%s is stale: re-render with 'wavesmith render ... -o %s' and commit the result\n", out, out)
+			fmt.Fprintf(c.ErrOrStderr(), "%s is stale: re-render with '%s' and commit the result\n", dir, commandLine(s, dir))
 			return silentError{code: exitError}
 		},
 	}
 	f.bind(c)
 	t.bind(c)
-	c.Flags().StringVarP(&out, "output", "o", "", "the tree to compare with (required)")
+	c.Flags().StringVarP(&out, "output", "o", "", "the tree to compare with (default: the project file's output)")
 	return c
 }
 
@@ -172,11 +271,14 @@ deletePolicy, reconcilePolicy, dialects, kubeVersion and apiVersions.`,
           args: [fn]`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			opts, err := f.options(c)
+			f.noProject = true // the ResourceList is the input; its functionConfig the configuration
+			s, err := f.setup(c, nil, nil, "")
 			if err != nil {
 				return err
 			}
-			if err := functions.Run(c.Context(), c.InOrStdin(), c.OutOrStdout(), opts); err != nil {
+			ctx, cancel := context.WithTimeout(c.Context(), s.timeout)
+			defer cancel()
+			if err := functions.Run(ctx, c.InOrStdin(), c.OutOrStdout(), s.opts); err != nil {
 				fmt.Fprintf(c.ErrOrStderr(), "%v\n", err)
 				return silentError{code: exitError}
 			}
@@ -202,7 +304,11 @@ edge from each Component to the Components it depends on.`,
   # Graphviz
   wavesmith graph deploy/ --format dot | dot -Tsvg > waves.svg`,
 		RunE: func(c *cobra.Command, args []string) error {
-			res, err := f.render(c, args)
+			s, err := f.setup(c, args, nil, "")
+			if err != nil {
+				return err
+			}
+			res, err := f.render(c, s)
 			if err != nil {
 				return err
 			}
@@ -216,5 +322,6 @@ edge from each Component to the Components it depends on.`,
 	}
 	f.bind(c)
 	c.Flags().StringVar(&format, "format", "mermaid", "mermaid or dot")
+	complete(c, "format", "mermaid", "dot")
 	return c
 }

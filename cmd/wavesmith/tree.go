@@ -8,10 +8,9 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
-	"github.com/wavesmith/wavesmith/gitops"
+	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/render"
 	"github.com/wavesmith/wavesmith/tree"
@@ -45,113 +44,127 @@ func (f *treeFlags) bind(c *cobra.Command) {
 	fs.StringVar(&f.argoProject, "argocd-project", "default", "Argo CD project of the Applications")
 	fs.StringVar(&f.argoDestNamespace, "argocd-dest-namespace", "", "destination namespace for objects without one (default: each spec's namespace)")
 	fs.StringVar(&f.treePath, "tree-path", "", "path of DIR inside the git repository Flux or Argo CD read (default: DIR relative to its enclosing git repository)")
+	complete(c, "flux-source", "GitRepository/", "OCIRepository/", "Bucket/", "ExternalArtifact/")
 }
 
-// files is the tree of res to write at dir, with the delivery files of
-// the engines the flags ask for; the tree there now decides the Flux
-// handoffs.
-func (f *treeFlags) files(c *cobra.Command, res *render.Result, dir string) (map[string][]byte, error) {
-	files := res.Tree()
+// layer writes the tree flags given on the command line into s.
+func (f *treeFlags) layer(c *cobra.Command, s *v1alpha1.RenderConfigSpec) {
+	changed := func(name string) bool { fl := c.Flags().Lookup(name); return fl != nil && fl.Changed }
+	str := func(name string, dst *string, v string) {
+		if changed(name) {
+			*dst = v
+		}
+	}
+	str("tree-path", &s.TreePath, f.treePath)
+	if f.flux || changedWithPrefix(c, "flux-") {
+		s.Flux = &v1alpha1.FluxDelivery{}
+		str("flux-name", &s.Flux.Name, f.fluxName)
+		str("flux-namespace", &s.Flux.Namespace, f.fluxNamespace)
+		str("flux-source", &s.Flux.Source, f.fluxSource)
+		str("flux-interval", &s.Flux.Interval, f.fluxInterval)
+		str("flux-timeout", &s.Flux.Timeout, f.fluxTimeout)
+	}
+	if f.argocd || changedWithPrefix(c, "argocd-") {
+		s.ArgoCD = &v1alpha1.ArgoCDDelivery{}
+		str("argocd-repo", &s.ArgoCD.Repo, f.argoRepo)
+		str("argocd-revision", &s.ArgoCD.Revision, f.argoRevision)
+		str("argocd-name", &s.ArgoCD.Name, f.argoName)
+		str("argocd-namespace", &s.ArgoCD.Namespace, f.argoNamespace)
+		str("argocd-project", &s.ArgoCD.Project, f.argoProject)
+		str("argocd-dest-namespace", &s.ArgoCD.DestinationNamespace, f.argoDestNamespace)
+	}
+}
+
+// check refuses delivery flags that enable nothing: a --flux-* flag
+// without --flux, when no other layer asks for Flux either.
+func (f *treeFlags) check(c *cobra.Command, s *setup) error {
 	usage := func(err error) error { return usageError{cmd: c.CommandPath(), err: err} }
-	if !f.flux && f.changed(c, "flux-") {
-		return nil, usage(errors.New("--flux-* flags need --flux"))
+	sp := s.merged.Spec
+	fromFlags := func(path string) bool { l := s.merged.Source(path); return l != nil && l.Name == "flags" }
+	if !f.flux && changedWithPrefix(c, "flux-") && fromFlags("flux") {
+		return usage(errors.New("--flux-* flags need --flux"))
 	}
-	if !f.argocd && f.changed(c, "argocd-") {
-		return nil, usage(errors.New("--argocd-* flags need --argocd"))
+	if !f.argocd && changedWithPrefix(c, "argocd-") && fromFlags("argocd") {
+		return usage(errors.New("--argocd-* flags need --argocd"))
 	}
-	if !f.flux && !f.argocd {
-		if f.changed(c, "tree-path") {
-			return nil, usage(errors.New("--tree-path needs --flux or --argocd"))
+	if sp.Flux == nil && sp.ArgoCD == nil && sp.TreePath != "" && fromFlags("treePath") {
+		return usage(errors.New("--tree-path needs --flux or --argocd"))
+	}
+	return nil
+}
+
+// files is the tree of res to write at dir: the objects, the record of how
+// it was rendered (tree.RecordFile), and the delivery files of the engines
+// the configuration asks for; the tree there now decides the Flux
+// handoffs.
+func files(c *cobra.Command, s *setup, res *render.Result, dir string) (map[string][]byte, error) {
+	files := res.Tree()
+	spec := s.merged.Spec
+	if spec.Flux != nil || spec.ArgoCD != nil {
+		if spec.TreePath == "" {
+			p, err := pathInRepository(dir)
+			if err != nil {
+				return nil, usageError{cmd: c.CommandPath(), err: err}
+			}
+			spec.TreePath = p
 		}
-		return files, nil
-	}
-	cfg := &v1alpha1.RenderConfigSpec{TreePath: f.treePath}
-	if cfg.TreePath == "" {
-		p, err := pathInRepository(dir)
+		var previous fs.FS
+		prev, err := tree.OpenFS(dir)
+		switch {
+		case err == nil:
+			defer prev.Close()
+			previous = prev
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("reading the previous tree: %w", err)
+		}
+		more, err := engines.Files(res.Plan(), files, previous, &spec)
 		if err != nil {
-			return nil, usage(err)
+			return nil, deliveryError(c, s.merged, err)
 		}
-		cfg.TreePath = p
+		for k, v := range more {
+			files[k] = v
+		}
 	}
-	if f.flux {
-		cfg.Flux = &v1alpha1.FluxDelivery{Name: f.fluxName, Namespace: f.fluxNamespace, Source: f.fluxSource, Interval: f.fluxInterval, Timeout: f.fluxTimeout}
-	}
-	if f.argocd {
-		cfg.ArgoCD = &v1alpha1.ArgoCDDelivery{Name: f.argoName, Namespace: f.argoNamespace, Project: f.argoProject, Repo: f.argoRepo,
-			Revision: f.argoRevision, DestinationNamespace: f.argoDestNamespace}
-	}
-	var previous fs.FS
-	prev, err := tree.OpenFS(dir)
-	switch {
-	case err == nil:
-		defer prev.Close()
-		previous = prev
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("reading the previous tree: %w", err)
-	}
-	more, err := engines.Files(res.Plan(), files, previous, cfg)
+	rec, err := record(s, dir)
 	if err != nil {
-		return nil, flagErrors(c, err)
+		return nil, err
 	}
-	for k, v := range more {
-		files[k] = v
-	}
+	files[tree.RecordFile] = rec
 	return files, nil
 }
 
-// deliveryFlags names the flag of each delivery setting.
-var deliveryFlags = map[string]string{
-	"treePath":  "--tree-path",
-	"flux.name": "--flux-name", "flux.namespace": "--flux-namespace", "flux.source": "--flux-source",
-	"flux.interval": "--flux-interval", "flux.timeout": "--flux-timeout",
-	"argocd.repo": "--argocd-repo", "argocd.revision": "--argocd-revision", "argocd.name": "--argocd-name",
-	"argocd.namespace": "--argocd-namespace", "argocd.project": "--argocd-project",
-	"argocd.destinationNamespace": "--argocd-dest-namespace",
-}
-
-// flagErrors names, in delivery option errors, the flags the user typed;
-// they become usage errors.
-func flagErrors(c *cobra.Command, err error) error {
-	var joined interface{ Unwrap() []error }
-	var errs []error
-	if errors.As(err, &joined) && !isOptionError(err) {
-		errs = joined.Unwrap()
-	} else {
-		errs = []error{err}
+// record is the RenderConfig a tree at dir was rendered with: the merged
+// settings, with the inputs relative to dir, so that the same render from
+// another folder writes the same record, and `wavesmith render --config
+// DIR/.wavesmith-tree.yaml` renders it again.
+func record(s *setup, dir string) ([]byte, error) {
+	spec := s.merged.Spec
+	spec.Output = "."
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
 	}
-	var out []error
-	usage := false
-	for _, e := range errs {
-		var oe *gitops.OptionError
-		if errors.As(e, &oe) {
-			usage = true
-			name := deliveryFlags[oe.Field]
-			if name == "" {
-				name = oe.Field
-			}
-			out = append(out, fmt.Errorf("%s: %w", name, oe.Err))
+	spec.Inputs = nil
+	for _, in := range s.inputs {
+		if in == "-" {
+			spec.Inputs = append(spec.Inputs, in)
 			continue
 		}
-		out = append(out, e)
+		abs, err := filepath.Abs(in)
+		if err != nil {
+			return nil, err
+		}
+		rel, err := filepath.Rel(absDir, abs)
+		if err != nil {
+			return nil, err
+		}
+		spec.Inputs = append(spec.Inputs, filepath.ToSlash(rel))
 	}
-	if usage {
-		return usageError{cmd: c.CommandPath(), err: errors.Join(out...)}
-	}
-	return err
-}
-
-func isOptionError(err error) bool {
-	_, ok := err.(*gitops.OptionError)
-	return ok
-}
-
-// changed reports whether a flag starting with prefix was given.
-func (f *treeFlags) changed(c *cobra.Command, prefix string) bool {
-	found := false
-	c.Flags().Visit(func(fl *pflag.Flag) {
-		found = found || strings.HasPrefix(fl.Name, prefix)
-	})
-	return found
+	head := "# How this tree was rendered (wavesmith render writes it; do not edit).\n" +
+		"# It marks the folder as rendered output: never an input, never discovered.\n" +
+		"# Check it:      wavesmith check -o <this folder>\n" +
+		"# Re-render it:  wavesmith render --config <this folder>/" + tree.RecordFile + "\n"
+	return append([]byte(head), config.Encode(spec, "tree")...), nil
 }
 
 // pathInRepository is dir relative to its enclosing git repository.

@@ -1,0 +1,16 @@
+// Package argocdcmp is wavesmith's door for Argo CD's config management
+// plugins (v2, a sidecar of argocd-repo-server). Argo CD runs `wavesmith
+// render` in the application folder and hands it the Application's
+// settings as environment variables:
+//
+//   - ARGOCD_APP_PARAMETERS, a JSON array of {name, string|array|map}: the
+//     plugin parameters of the Application (spec.source.plugin.parameters);
+//   - ARGOCD_ENV_<NAME>: the entries of spec.source.plugin.env;
+//   - ARGOCD_APP_NAME, ARGOCD_APP_NAMESPACE, ARGOCD_APP_SOURCE_PATH,
+//     KUBE_VERSION, KUBE_API_VERSIONS.
+//
+// Layers turns them into configuration layers (package config):
+// parameters win over env entries, which win over the project file; the
+// environment Argo CD describes the cluster with comes below the project
+// file. Discover tells the plugin server whether a folder is wavesmith's.
+package argocdcmp

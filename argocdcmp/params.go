@@ -1,0 +1,275 @@
+package argocdcmp
+
+import (
+	"errors"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/wavesmith/wavesmith/api/v1alpha1"
+	"github.com/wavesmith/wavesmith/config"
+)
+
+// Environment variables of Argo CD's config management plugins.
+const (
+	EnvAppName       = "ARGOCD_APP_NAME"
+	EnvAppNamespace  = "ARGOCD_APP_NAMESPACE"
+	EnvAppParameters = "ARGOCD_APP_PARAMETERS"
+	EnvSourcePath    = "ARGOCD_APP_SOURCE_PATH"
+	EnvPrefix        = "ARGOCD_ENV_"
+	EnvKubeVersion   = "KUBE_VERSION"
+	EnvAPIVersions   = "KUBE_API_VERSIONS"
+)
+
+// Parameter is a plugin parameter: its name and the configuration field
+// it sets.
+type Parameter struct{ Name, Field string }
+
+// Parameters are the settings an Application may give, named like the CLI
+// flags they default.
+var Parameters = []Parameter{
+	{"platform", "platform"}, {"dialects", "dialects"}, {"wave", "wave"},
+	{"adoption-policy", "policies.adoption"}, {"update-policy", "policies.update"},
+	{"delete-policy", "policies.delete"}, {"reconcile-policy", "policies.reconcile"},
+	{"timeout", "timeout"},
+}
+
+// EnvVar is the ARGOCD_ENV_ variable of a parameter:
+// update-policy -> ARGOCD_ENV_UPDATE_POLICY.
+func EnvVar(param string) string {
+	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(param, "-", "_"))
+}
+
+func parameter(name string) (Parameter, bool) {
+	for _, p := range Parameters {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Parameter{}, false
+}
+
+// appParameter is one entry of ARGOCD_APP_PARAMETERS.
+type appParameter struct {
+	Name   string             `json:"name"`
+	String *string            `json:"string,omitempty"`
+	Array  *[]string          `json:"array,omitempty"`
+	Map    *map[string]string `json:"map,omitempty"`
+}
+
+// Layers returns, highest precedence first, the configuration layers of
+// Argo CD's environment (getenv): the Application's parameters, its env
+// entries, and (lowest, under the project file) what Argo CD says about
+// the cluster: ARGOCD_APP_NAMESPACE, KUBE_VERSION, KUBE_API_VERSIONS.
+// Malformed parameters are errors naming the variable.
+func Layers(getenv func(string) string) (params, env, cluster config.Layer, err error) {
+	params = config.Layer{Name: EnvAppParameters}
+	values, err := parseAppParameters(getenv(EnvAppParameters))
+	if err != nil {
+		return params, env, cluster, err
+	}
+	for _, p := range Parameters {
+		if v, ok := values[p.Name]; ok {
+			if err := set(&params.Spec, p, v); err != nil {
+				return params, env, cluster, fmt.Errorf("%s parameter %q: %w", EnvAppParameters, p.Name, err)
+			}
+		}
+	}
+	params.FieldName = namer(func(p Parameter) string { return fmt.Sprintf("%s parameter %q", EnvAppParameters, p.Name) })
+
+	env = config.Layer{Name: "ARGOCD_ENV_*"}
+	for _, p := range Parameters {
+		if v := strings.TrimSpace(getenv(EnvVar(p.Name))); v != "" {
+			if err := set(&env.Spec, p, v); err != nil {
+				return params, env, cluster, fmt.Errorf("%s: %w", EnvVar(p.Name), err)
+			}
+		}
+	}
+	env.FieldName = namer(func(p Parameter) string { return EnvVar(p.Name) })
+
+	cluster = config.Layer{Name: "Argo CD's environment", Spec: v1alpha1.RenderConfigSpec{
+		Namespace: getenv(EnvAppNamespace), KubeVersion: getenv(EnvKubeVersion), APIVersions: config.SplitList(getenv(EnvAPIVersions)),
+	}}
+	cluster.FieldName = func(path string) string {
+		return map[string]string{"namespace": EnvAppNamespace, "kubeVersion": EnvKubeVersion, "apiVersions": EnvAPIVersions}[path]
+	}
+	return params, env, cluster, nil
+}
+
+func namer(name func(Parameter) string) func(string) string {
+	return func(path string) string {
+		for _, p := range Parameters {
+			if p.Field == path {
+				return name(p)
+			}
+		}
+		return ""
+	}
+}
+
+// set writes a parameter's value into spec (checked later by
+// config.Merged.Options, which names where it came from).
+func set(spec *v1alpha1.RenderConfigSpec, p Parameter, v string) error {
+	v = strings.TrimSpace(v)
+	pol := func() *v1alpha1.Policies {
+		if spec.Policies == nil {
+			spec.Policies = &v1alpha1.Policies{}
+		}
+		return spec.Policies
+	}
+	switch p.Field {
+	case "platform":
+		spec.Platform = v
+	case "dialects":
+		spec.Dialects = []string{v}
+	case "wave":
+		w, err := strconv.ParseInt(v, 10, 32)
+		if err != nil {
+			return fmt.Errorf("wave %q: want an integer in -32768..32767", v)
+		}
+		w32 := int32(w)
+		spec.Wave = &w32
+	case "policies.adoption":
+		pol().Adoption = v
+	case "policies.update":
+		pol().Update = v
+	case "policies.delete":
+		pol().Delete = v
+	case "policies.reconcile":
+		pol().Reconcile = v
+	case "timeout":
+		spec.Timeout = v
+	}
+	return nil
+}
+
+// parseAppParameters decodes ARGOCD_APP_PARAMETERS. Unknown names, names
+// given twice and values of the wrong type are errors; only dialects may be
+// an array (joined with commas). Empty values count as unset (Argo CD
+// passes empty entries too).
+func parseAppParameters(s string) (map[string]string, error) {
+	out := map[string]string{}
+	if strings.TrimSpace(s) == "" {
+		return out, nil
+	}
+	var params []appParameter
+	dec := json.NewDecoder(strings.NewReader(s))
+	if err := dec.Decode(&params); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			err = fmt.Errorf("got a JSON %s where %s wants an array of objects", te.Value, te.Field)
+			if te.Field == "" {
+				err = fmt.Errorf("got a JSON %s", te.Value)
+			}
+		}
+		return nil, fmt.Errorf("%s: malformed JSON (want an array of {name, string|array|map}): %w", EnvAppParameters, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%s: malformed JSON: data after the array", EnvAppParameters)
+	}
+	seen := map[string]bool{}
+	var known []string
+	for _, p := range Parameters {
+		known = append(known, p.Name)
+	}
+	for i, p := range params {
+		src := fmt.Sprintf("%s parameter %q", EnvAppParameters, p.Name)
+		_, isKnown := parameter(p.Name)
+		switch {
+		case p.Name == "":
+			return nil, fmt.Errorf("%s: entry %d has no name", EnvAppParameters, i)
+		case !isKnown:
+			return nil, fmt.Errorf("%s: unknown parameter %q (known: %s)", EnvAppParameters, p.Name, strings.Join(known, ", "))
+		case seen[p.Name]:
+			return nil, fmt.Errorf("%s: given twice", src)
+		case p.Map != nil:
+			return nil, fmt.Errorf("%s: want a string, not a map", src)
+		case p.String != nil && p.Array != nil:
+			return nil, fmt.Errorf("%s: both string and array given", src)
+		}
+		seen[p.Name] = true
+		var v string
+		switch {
+		case p.String != nil:
+			v = *p.String
+		case p.Array != nil && p.Name == "dialects":
+			v = strings.Join(*p.Array, ",")
+		case p.Array != nil:
+			return nil, fmt.Errorf("%s: want a string, not an array", src)
+		}
+		if strings.TrimSpace(v) != "" {
+			out[p.Name] = v
+		}
+	}
+	return out, nil
+}
+
+// Root is the checkout Argo CD handed the plugin: the current folder (the
+// application's) less ARGOCD_APP_SOURCE_PATH, its path in the repository.
+// The plugin server's copy of the repository may lack .git, so the git
+// root cannot be relied on. It returns "" outside Argo CD or when the
+// current folder does not end in the source path.
+func Root(getenv func(string) string) string {
+	src := getenv(EnvSourcePath)
+	if src == "" {
+		return ""
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	rel := filepath.Clean(filepath.FromSlash(src))
+	switch {
+	case rel == ".":
+		return cwd
+	case filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)):
+		return ""
+	case strings.HasSuffix(cwd, string(filepath.Separator)+rel):
+		return strings.TrimSuffix(cwd, string(filepath.Separator)+rel)
+	}
+	return ""
+}
+
+// Stderr returns w, or, under Argo CD (ARGOCD_APP_NAME set), a writer that
+// starts every line with "wavesmith (argocd app NAME): ", so that messages
+// in the repo-server's log and the UI name the application.
+func Stderr(w io.Writer, getenv func(string) string) io.Writer {
+	app := getenv(EnvAppName)
+	if app == "" {
+		return w
+	}
+	return &prefixWriter{w: w, prefix: []byte(fmt.Sprintf("wavesmith (argocd app %s): ", app)), atStart: true}
+}
+
+// prefixWriter writes prefix at the start of every line.
+type prefixWriter struct {
+	w       io.Writer
+	prefix  []byte
+	atStart bool
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	n := len(b)
+	var buf []byte
+	for len(b) > 0 {
+		i := strings.IndexByte(string(b), '\n')
+		line := b
+		if i >= 0 {
+			line = b[:i+1]
+		}
+		if p.atStart {
+			buf = append(buf, p.prefix...)
+		}
+		buf = append(buf, line...)
+		p.atStart = line[len(line)-1] == '\n'
+		b = b[len(line):]
+	}
+	if _, err := p.w.Write(buf); err != nil {
+		return 0, err
+	}
+	return n, nil
+}

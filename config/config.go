@@ -1,0 +1,293 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/wavesmith/wavesmith/api/inventory"
+	"github.com/wavesmith/wavesmith/api/v1alpha1"
+	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/gitops/engines"
+	"github.com/wavesmith/wavesmith/render"
+)
+
+// ProjectFile is the project file: render and check without arguments use
+// it, Argo CD discovery takes a folder holding it.
+const ProjectFile = ".wavesmith.yaml"
+
+// DefaultTimeout bounds a render when no layer sets a timeout.
+const DefaultTimeout = time.Minute
+
+// ErrConfig is wrapped by every configuration error.
+var ErrConfig = errors.New("invalid configuration")
+
+// Layer is one source of settings.
+type Layer struct {
+	// Name of the source, for messages: "flags", ".wavesmith.yaml".
+	Name string
+	Spec v1alpha1.RenderConfigSpec
+	// FieldName names a field of Spec (its JSON path, "policies.update")
+	// as the layer's user wrote it ("--update-policy"); nil gives
+	// "<Name>: spec.<path>".
+	FieldName func(path string) string
+	// Dir is the folder relative paths of the layer (inputs, output) are
+	// relative to ("" for the current folder).
+	Dir string
+}
+
+func (l *Layer) name(path string) string {
+	if l.FieldName != nil {
+		if n := l.FieldName(path); n != "" {
+			return n
+		}
+	}
+	return l.Name + ": spec." + path
+}
+
+// Merged is the result of Merge: the settings and where each came from.
+type Merged struct {
+	Spec v1alpha1.RenderConfigSpec
+	from map[string]*Layer
+}
+
+// Name names a field as the user wrote it in the layer that set it; for a
+// field no layer set, its path.
+func (m *Merged) Name(path string) string {
+	if l := m.from[path]; l != nil {
+		return l.name(path)
+	}
+	for p, l := range m.from { // a field below a section, e.g. flux.source
+		if strings.HasPrefix(path, p+".") {
+			return l.name(path)
+		}
+	}
+	return path
+}
+
+// Source returns the layer that set a field, nil when none did.
+func (m *Merged) Source(path string) *Layer { return m.from[path] }
+
+// Merge takes each field from the first layer that sets it. A section
+// (flux, argocd, policies) is set by any layer that sets it, and merged
+// field by field. Paths (inputs, output) are made relative to the current
+// folder.
+func Merge(layers ...Layer) *Merged {
+	m := &Merged{from: map[string]*Layer{}}
+	dst := reflect.ValueOf(&m.Spec).Elem()
+	for i := range layers {
+		l := &layers[i]
+		spec := l.Spec
+		if l.Dir != "" {
+			for j, in := range spec.Inputs {
+				spec.Inputs[j] = join(l.Dir, in)
+			}
+			if spec.Output != "" && spec.Output != "-" {
+				spec.Output = join(l.Dir, spec.Output)
+			}
+		}
+		merge(dst, reflect.ValueOf(spec), "", l, m.from)
+	}
+	return m
+}
+
+func join(dir, p string) string {
+	if p == "-" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// merge fills the unset fields of dst from src, recording the layer of
+// each field it sets by JSON path.
+func merge(dst, src reflect.Value, prefix string, l *Layer, from map[string]*Layer) {
+	t := dst.Type()
+	for i := 0; i < t.NumField(); i++ {
+		name := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
+		if name == "" || name == "-" {
+			continue
+		}
+		path := prefix + name
+		d, s := dst.Field(i), src.Field(i)
+		if s.IsZero() {
+			continue
+		}
+		if s.Kind() == reflect.Pointer && s.Elem().Kind() == reflect.Struct {
+			if d.IsNil() {
+				d.Set(reflect.New(s.Elem().Type()))
+				from[path] = l
+			}
+			merge(d.Elem(), s.Elem(), path+".", l, from)
+			continue
+		}
+		if d.IsZero() {
+			d.Set(s)
+			from[path] = l
+		}
+	}
+}
+
+// FieldError is a bad setting, named as the user wrote it.
+type FieldError struct {
+	Name string
+	Err  error
+}
+
+func (e *FieldError) Error() string { return e.Name + ": " + e.Err.Error() }
+
+// Unwrap returns ErrConfig and the cause.
+func (e *FieldError) Unwrap() []error { return []error{ErrConfig, e.Err} }
+
+// Options checks the merged settings and returns the engine options
+// (without Generators, which the door passes) and the render timeout.
+// Every mistake is reported, sorted, each naming its field.
+func (m *Merged) Options() (render.Options, time.Duration, error) {
+	c := m.Spec
+	var errs []error
+	bad := func(path string, format string, args ...any) {
+		errs = append(errs, &FieldError{Name: m.Name(path), Err: fmt.Errorf(format, args...)})
+	}
+	o := render.Options{Namespace: c.Namespace, KubeVersion: c.KubeVersion, APIVersions: c.APIVersions, PartOf: c.PartOf, Defaults: map[string]string{}}
+	if c.Platform != "" {
+		p, err := generators.ParsePlatform(strings.ToLower(strings.TrimSpace(c.Platform)))
+		if err != nil {
+			bad("platform", "%v", err)
+		}
+		o.Platform = p
+	} else {
+		o.Platform = render.PlatformFromAPIVersions(c.APIVersions)
+	}
+	if c.Dialects != nil {
+		ds, err := engines.ParseDialects(strings.Join(c.Dialects, ","))
+		if err != nil {
+			bad("dialects", "%v", err)
+		}
+		o.Dialects = ds
+	}
+	if c.Wave != nil {
+		if *c.Wave < -32768 || *c.Wave > 32767 {
+			bad("wave", "%d: want -32768..32767", *c.Wave)
+		}
+		o.Defaults[inventory.ApplyOrder] = strconv.Itoa(int(*c.Wave))
+	}
+	if p := c.Policies; p != nil {
+		for _, f := range []struct{ path, key, v string }{
+			{"policies.adoption", inventory.AdoptionPolicy, p.Adoption}, {"policies.update", inventory.UpdatePolicy, p.Update},
+			{"policies.delete", inventory.DeletePolicy, p.Delete}, {"policies.reconcile", inventory.ReconcilePolicy, p.Reconcile},
+		} {
+			if f.v == "" {
+				continue
+			}
+			nv, err := render.CheckPolicy(f.key, f.v)
+			if err != nil {
+				bad(f.path, "%q is not one of %s", f.v, strings.Join(inventory.Allowed[f.key], ", "))
+			}
+			o.Defaults[f.key] = nv
+		}
+	}
+	if c.KubeVersion != "" && !strings.HasPrefix(strings.TrimPrefix(c.KubeVersion, "v"), "1.") {
+		bad("kubeVersion", "%q: want a Kubernetes version such as v1.33.0", c.KubeVersion)
+	}
+	timeout := DefaultTimeout
+	if c.Timeout != "" {
+		d, err := time.ParseDuration(c.Timeout)
+		if err != nil || d <= 0 {
+			bad("timeout", "%q: want a positive duration such as 90s or 5m", c.Timeout)
+		}
+		timeout = d
+	}
+	if c.Output != "" && c.Output != "-" {
+		if err := CheckOutput(c.Output); err != nil {
+			bad("output", "%v", err)
+		}
+	}
+	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
+	return o, timeout, errors.Join(errs...)
+}
+
+// CheckOutput refuses output folder names that are a kubectl habit (-o
+// yaml, -o json) rather than a folder.
+func CheckOutput(out string) error {
+	switch strings.ToLower(filepath.Clean(out)) {
+	case "yaml", "yml", "json", "wide", "name":
+		return fmt.Errorf("%q would be a folder named %s: for a stream on standard output leave -o out (or -o -), for JSON use --format json; a folder named so needs ./%s", out, out, out)
+	}
+	return nil
+}
+
+// ReadFile reads a wavesmith.io/v1alpha1 RenderConfig document (a project
+// file, a tree's record) strictly: unknown fields are errors naming the
+// file. Relative paths in it are relative to its folder (Layer.Dir).
+func ReadFile(path string) (Layer, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Layer{}, err
+	}
+	return Parse(path, b)
+}
+
+// Parse reads a RenderConfig document; file names it in errors. An empty
+// file is an empty configuration (a project file may only mark a folder).
+func Parse(file string, b []byte) (Layer, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return Layer{Name: file, Dir: filepath.Dir(file)}, nil
+	}
+	var rc v1alpha1.RenderConfig
+	j, err := yaml.YAMLToJSON(b)
+	if err != nil {
+		return Layer{}, fmt.Errorf("%s: %w: %v", file, ErrConfig, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rc); err != nil {
+		return Layer{}, fmt.Errorf("%s: %w: %v", file, ErrConfig, err)
+	}
+	if rc.APIVersion != v1alpha1.GroupVersion.String() || rc.Kind != v1alpha1.RenderConfigKind {
+		return Layer{}, fmt.Errorf("%s: %w: want apiVersion %s and kind %s, got %q and %q", file, ErrConfig, v1alpha1.GroupVersion, v1alpha1.RenderConfigKind, rc.APIVersion, rc.Kind)
+	}
+	return Layer{Name: file, Spec: rc.Spec, Dir: filepath.Dir(file)}, nil
+}
+
+// Project reads the project file of dir (ProjectFile), ok false when
+// there is none.
+func Project(dir string) (l Layer, ok bool, err error) {
+	p := filepath.Join(dir, ProjectFile)
+	if _, err := os.Stat(p); err != nil {
+		return Layer{}, false, nil
+	}
+	l, err = ReadFile(p)
+	return l, true, err
+}
+
+// Encode writes spec as a RenderConfig document, deterministically.
+func Encode(spec v1alpha1.RenderConfigSpec, name string) []byte {
+	rc := v1alpha1.RenderConfig{Spec: spec}
+	rc.APIVersion, rc.Kind = v1alpha1.GroupVersion.String(), v1alpha1.RenderConfigKind
+	rc.Name = name
+	b, err := yaml.Marshal(rc)
+	if err != nil {
+		panic(fmt.Sprintf("encoding a RenderConfig: %v", err)) // plain strings and numbers only
+	}
+	return bytes.Replace(b, []byte("  creationTimestamp: null\n"), nil, 1)
+}
+
+// SplitList splits a comma-separated list, dropping empty items.
+func SplitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
