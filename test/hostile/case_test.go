@@ -24,6 +24,10 @@ const (
 	modeArgoCD = "argocd" // wavesmith render ARGS -o DIR --argocd --argocd-repo URL
 	modeFn     = "fn"     // wavesmith fn, a ResourceList on stdin
 	modePlugin = "plugin" // wavesmith render . as Argo CD's plugin runs it, with ARGOCD_* env
+	// wavesmith discover . as Argo CD's plugin discovery runs it; only on
+	// request (not among the default modes): it lists files, it renders
+	// nothing.
+	modeDiscover = "discover"
 )
 
 var allModes = []string{modeStream, modeTree, modeFlux, modeArgoCD, modePlugin, modeFn}
@@ -179,7 +183,7 @@ func (c *Case) check() error {
 		c.Modes = allModes
 	}
 	for _, m := range c.Modes {
-		if !contains(allModes, m) {
+		if !contains(allModes, m) && m != modeDiscover {
 			return fmt.Errorf("unknown mode %q", m)
 		}
 	}

@@ -204,6 +204,9 @@ func runCase(t *testing.T, name string, c *Case, mode string) {
 	case modePlugin:
 		r.args = []string{"render", "."}
 		r.env = append(r.env, pluginEnv()...)
+	case modeDiscover:
+		r.args = []string{"discover", "."}
+		r.env = append(r.env, pluginEnv()...)
 	case modeFn:
 		r.args = append([]string{"fn"}, c.Flags...)
 		in := filepath.Join(root, "fn-input.yaml")
@@ -271,6 +274,10 @@ func runCase(t *testing.T, name string, c *Case, mode string) {
 			fail("%s", problem)
 		}
 		text += "\n" + fnText
+	} else if mode == modeDiscover {
+		if problem := checkDiscovered(repo, o, failed); problem != "" {
+			fail("%s", problem)
+		}
 	} else if failed && o.stdoutLen > 0 {
 		fail("a failing run wrote %d bytes on stdout (want none): %.200q", o.stdoutLen, o.stdout)
 	} else if !failed && (mode == modeStream || mode == modePlugin) {
@@ -309,7 +316,7 @@ func runCase(t *testing.T, name string, c *Case, mode string) {
 			fail("the output holds %q, which it may not read", a)
 		}
 	}
-	if mode == modePlugin {
+	if mode == modePlugin || mode == modeDiscover {
 		for _, line := range strings.Split(string(o.stderr), "\n") {
 			if line != "" && !strings.HasPrefix(line, appPrefix) {
 				fail("a stderr line under Argo CD lacks the %q prefix: %q", appPrefix, line)
@@ -414,6 +421,29 @@ func checkFnStdout(c *Case, o outcome) (string, string) {
 		return out.text(), "a successful fn printed error results"
 	}
 	return out.text(), ""
+}
+
+// checkDiscovered checks what discover printed: nothing on failure, else
+// one file a line, each inside the repository.
+func checkDiscovered(repo string, o outcome, failed bool) string {
+	if failed {
+		if o.stdoutLen > 0 {
+			return fmt.Sprintf("a failing discover wrote %d bytes on stdout", o.stdoutLen)
+		}
+		return ""
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(string(o.stdout), "\n"), "\n") {
+		if line == "" {
+			continue
+		}
+		if !filepath.IsLocal(line) {
+			return fmt.Sprintf("discover printed %q, a path outside the repository", line)
+		}
+		if info, err := os.Lstat(filepath.Join(repo, line)); err != nil || !info.Mode().IsRegular() {
+			return fmt.Sprintf("discover printed %q, which is not a regular file of the repository", line)
+		}
+	}
+	return ""
 }
 
 // checkStream checks a successful render's stdout: YAML documents, each
