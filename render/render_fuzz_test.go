@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -37,7 +38,7 @@ func FuzzRender(f *testing.F) {
 			if err != nil {
 				return nil, err
 			}
-			return Render(context.Background(), objs, Options{Dialects: AllDialects, Root: root})
+			return Render(context.Background(), objs, Options{Generators: builtin.Registry(), Root: root})
 		}
 		res, err := render()
 		if err != nil {
