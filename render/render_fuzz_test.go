@@ -12,6 +12,7 @@ import (
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/tree"
 )
 
 // FuzzRender: whatever the engine accepts it renders deterministically
@@ -52,8 +53,8 @@ func FuzzRender(f *testing.F) {
 		if !bytes.Equal(stream, again.Stream()) {
 			t.Fatalf("two renders of one input differ:\n%s\n---- second:\n%s", stream, again.Stream())
 		}
-		tree := res.Tree()
-		if diff := cmp.Diff(tree, again.Tree()); diff != "" {
+		files := res.Tree()
+		if diff := cmp.Diff(files, again.Tree()); diff != "" {
 			t.Fatalf("two trees of one input differ (-first +second):\n%s", diff)
 		}
 		back, err := manifest.Decode("stream.yaml", stream)
@@ -66,14 +67,14 @@ func FuzzRender(f *testing.F) {
 
 		// Check every path before anything is written: a path that
 		// escapes must not be tried on this machine.
-		for p := range tree {
+		for p := range files {
 			if !filepath.IsLocal(filepath.FromSlash(p)) || path.Clean(p) != p {
 				t.Fatalf("tree path %q leaves DIR or is not clean", p)
 			}
 		}
 		parent := t.TempDir()
 		dir := filepath.Join(parent, "out")
-		if err := WriteTree(dir, tree); err != nil {
+		if err := tree.Write(dir, files); err != nil {
 			t.Fatalf("writing the tree of an accepted render: %v", err)
 		}
 		entries, err := os.ReadDir(parent)
@@ -83,11 +84,11 @@ func FuzzRender(f *testing.F) {
 		if len(entries) != 1 || entries[0].Name() != "out" {
 			t.Fatalf("writing the tree left %d entries beside DIR: %v", len(entries)-1, entries)
 		}
-		written, err := ReadTree(dir)
+		written, err := tree.Read(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(tree, written); diff != "" {
+		if diff := cmp.Diff(files, written); diff != "" {
 			t.Fatalf("DIR is not the tree (-tree +DIR):\n%s", diff)
 		}
 	})
