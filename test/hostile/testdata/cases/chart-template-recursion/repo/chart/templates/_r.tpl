@@ -1,0 +1,1 @@
+{{- define "r" }}{{ include "r" . }}{{- end }}
