@@ -10,7 +10,7 @@ MODULE_TESTS += test/hostile
 FUZZTIME   ?= 30s
 FUZZ_BRIEF ?= 5s
 # package:target
-FUZZ_TARGETS := manifest:FuzzDecode render:FuzzRender functions:FuzzRun cmd/wavesmith:FuzzArgoCDSettings
+FUZZ_TARGETS := manifest:FuzzDecode render:FuzzRender functions:FuzzRun argocdcmp:FuzzLayers
 
 .PHONY: hostile
 hostile: $(WAVESMITH) ## the bad-input suite: every case of test/hostile through every door of bin/wavesmith, plus the kill and concurrency experiments
