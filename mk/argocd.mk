@@ -1,5 +1,8 @@
-# Argo CD config management plugin: the real argocd-cmp-server for the tests
-# in test/argocd (a nested module: argo-cd v3.2.11 pins k8s.io/* to v0.34.0).
+# Argo CD: the real argocd-cmp-server for the tests in test/argocd (a nested
+# module: argo-cd v3.2.11 pins k8s.io/* to v0.34.0). Those tests also build
+# the documented install (Argo CD's own manifests/install.yaml, which the go
+# command finds in the module cache, plus the kustomize/argocd component)
+# with bin/kustomize (KUSTOMIZE_BIN, exported by the root Makefile).
 
 ARGOCD_CMP_SERVER := $(BIN)/argocd-cmp-server
 

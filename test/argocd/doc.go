@@ -7,7 +7,9 @@
 //     it: discovery, the repository stream, the environment;
 //   - the Lua health checks of kustomize/argocd/argocd-cm-patch.yaml, read
 //     by Argo CD's settings manager and run by its Lua VM;
-//   - the kustomize overlay, built with the real kustomize.
+//   - the install kustomize/argocd documents (Argo CD v3.2.11's own
+//     install.yaml as a resource, kustomize/argocd as a component), built
+//     with the real kustomize.
 //
 // It is a nested module: argo-cd v3.2.11 pins k8s.io/* to v0.34.0 through
 // replace directives, which the main module cannot follow. Run it with
