@@ -72,16 +72,30 @@ vet:
 	$(GO) vet ./...
 
 .PHONY: test
-test: fmt-check vet $(TEST_TOOLS) ## gofmt, go vet and every test with -race
+test: fmt-check vet lint $(TEST_TOOLS) ## gofmt, go vet, staticcheck and every test with -race
 	$(GO) test -race -count=1 ./...
 	@set -e; for m in $(MODULE_TESTS); do \
 		echo "== $$m (nested module)"; \
 		(cd $$m && $(GO) vet ./... && $(GO) test -count=1 -timeout 20m ./...); \
 	done
 
+# The packages whose tests write golden files: those importing
+# internal/golden, which defines the -update flag.
+GOLDEN_PACKAGES = $(shell $(GO) list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '/internal\/golden/ {print $$1}')
+
 .PHONY: update-golden
 update-golden: ## regenerate golden files (read the diff before committing!)
-	$(GO) test ./generators/kaoto/ ./generators/kustomize/ ./generators/component/ ./render/ ./gitops/... -run "Golden|EditorSchema" -update
+	$(GO) test -count=1 $(GOLDEN_PACKAGES) -update
+
+STATICCHECK_VERSION ?= v0.8.2
+STATICCHECK         := $(BIN)/staticcheck
+
+$(STATICCHECK):
+	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+.PHONY: lint
+lint: $(STATICCHECK) ## staticcheck with staticcheck.conf (part of make test)
+	$(STATICCHECK) ./...
 
 .PHONY: clean
 clean:

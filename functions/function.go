@@ -121,6 +121,7 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 		}
 		for _, a := range [][2]string{
 			{kioutil.PathAnnotation, paths[i]}, {kioutil.IndexAnnotation, "0"},
+			//lint:ignore SA1019 kustomize and older kpt still set and read the legacy path and index annotations
 			{kioutil.LegacyPathAnnotation, paths[i]}, {kioutil.LegacyIndexAnnotation, "0"},
 		} {
 			if err := n.PipeE(yaml.SetAnnotation(a[0], a[1])); err != nil {
@@ -315,6 +316,7 @@ func toObject(n *yaml.RNode) (*manifest.Object, error) {
 	a := n.GetAnnotations()
 	file := a[kioutil.PathAnnotation]
 	if file == "" {
+		//lint:ignore SA1019 kustomize and older kpt still set and read the legacy path and index annotations
 		file = a[kioutil.LegacyPathAnnotation]
 	}
 	s, err := n.String()

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
-	pathvalidation "k8s.io/apimachinery/pkg/api/validation/path"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -64,7 +63,7 @@ func nameFunc(group, kind string) apivalidation.ValidateNameFunc {
 	case "rbac.authorization.k8s.io/Role", "rbac.authorization.k8s.io/ClusterRole",
 		"rbac.authorization.k8s.io/RoleBinding", "rbac.authorization.k8s.io/ClusterRoleBinding",
 		"flowcontrol.apiserver.k8s.io/FlowSchema", "flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration":
-		return pathvalidation.ValidatePathSegmentName
+		return pathSegmentName
 	}
 	return apivalidation.NameIsDNSSubdomain
 }
@@ -239,4 +238,20 @@ func routeViolations(o *manifest.Object) []violation {
 		out = append(out, violation{"spec.path", quoted(path, []string{"must start with '/'"})})
 	}
 	return out
+}
+
+// pathSegmentName is the API server's rule for names that become a path
+// segment (RBAC objects, flow-control objects): not "." or "..", and no
+// "/" or "%".
+func pathSegmentName(name string, prefix bool) []string {
+	if !prefix && (name == "." || name == "..") {
+		return []string{fmt.Sprintf("may not be '%s'", name)}
+	}
+	var msgs []string
+	for _, illegal := range []string{"/", "%"} {
+		if strings.Contains(name, illegal) {
+			msgs = append(msgs, fmt.Sprintf("may not contain '%s'", illegal))
+		}
+	}
+	return msgs
 }

@@ -136,7 +136,7 @@ func TestRenderedTreeIsNotInput(t *testing.T) {
 	if code != exitError || out != "" || !strings.Contains(stderr, "rendered/.wavesmith-tree.yaml") || !strings.Contains(stderr, "a rendered tree is not an input") {
 		t.Errorf("a rendered tree as input: exit %d, stdout %d bytes, stderr %q", code, len(out), stderr)
 	}
-	code, out, stderr = wavesmith(t, "", "render", filepath.Join("rendered", "operators", "component-widgets"))
+	code, _, stderr = wavesmith(t, "", "render", filepath.Join("rendered", "operators", "component-widgets"))
 	if code != exitError || !strings.Contains(stderr, "a rendered tree is not an input") {
 		t.Errorf("a folder inside a rendered tree as input: exit %d, stderr %q", code, stderr)
 	}

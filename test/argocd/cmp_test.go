@@ -198,17 +198,17 @@ func generate(ctx context.Context, repo, appPath string, env []string) ([]string
 	return resp.GetManifests(), nil
 }
 
-// render runs "$WAVESMITH_BIN render ." in appPath with the server's and
+// render runs "$WAVESMITH_BIN render" in appPath with the server's and
 // the application's environment: what the plugin runs, without Argo CD.
 func (s *cmpServer) render(t *testing.T, appPath string, env []string) []byte {
 	t.Helper()
-	cmd := exec.Command(s.wavesmith, "render", ".")
+	cmd := exec.Command(s.wavesmith, "render")
 	cmd.Dir = appPath
 	cmd.Env = append(append([]string(nil), s.env...), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s render . in %s: %v\n%s", s.wavesmith, appPath, err, stderr.String())
+		t.Fatalf("%s render in %s: %v\n%s", s.wavesmith, appPath, err, stderr.String())
 	}
 	return stdout.Bytes()
 }

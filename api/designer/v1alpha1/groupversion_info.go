@@ -10,6 +10,7 @@ import (
 
 var (
 	// SchemeBuilder registers Kaoto and KaotoList.
+	//lint:ignore SA1019 the kubebuilder scaffold; only wavesmith-status and tests register these types
 	SchemeBuilder = &scheme.Builder{GroupVersion: GroupVersion}
 	// AddToScheme adds the types of this group-version to a scheme.
 	AddToScheme = SchemeBuilder.AddToScheme
