@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,6 +21,7 @@ import (
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/config"
+	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
 )
@@ -63,6 +66,11 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 	}
 
 	previous := previousChildren(rl.Items)
+	base, err := packageBase(rl.Items, opts.Generators)
+	if err != nil {
+		rl.Results = append(rl.Results, &framework.Result{Severity: framework.Error, Message: err.Error()})
+		return rl.Results
+	}
 	var kept []*yaml.RNode
 	var objs []*manifest.Object
 	for _, item := range rl.Items {
@@ -74,6 +82,9 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 		if err != nil {
 			rl.Results = append(rl.Results, errorResult(err))
 			continue
+		}
+		if obj.Source.File != "" && base != "" {
+			obj.Source.File = filepath.Join(base, obj.Source.File)
 		}
 		objs = append(objs, obj)
 	}
@@ -309,6 +320,92 @@ func previousChildren(items []*yaml.RNode) map[manifest.Key]bool {
 func itemKey(n *yaml.RNode) manifest.Key {
 	g, _ := manifest.SplitAPIVersion(n.GetApiVersion())
 	return manifest.Key{Group: g, Kind: n.GetKind(), Namespace: n.GetNamespace(), Name: n.GetName()}
+}
+
+// packageBase finds the folder the items' paths are relative to. kpt gives
+// each item its path inside the package (config.kubernetes.io/path), but
+// runs the function in the folder kpt was started in, which may be above
+// the package (kpt fn render pkg/): the sources a spec names beside its
+// file must be found from the package. It returns "" when the specs' files
+// are where their paths say from the current folder, else the one folder
+// below it holding a Kptfile and every spec's file (found by name and
+// compared by content); anything else is an error saying what to do.
+func packageBase(items []*yaml.RNode, reg generators.Registry) (string, error) {
+	var paths []string
+	var keys []manifest.Key
+	for _, it := range items {
+		g, _ := manifest.SplitAPIVersion(it.GetApiVersion())
+		if _, ok := reg[g+"/"+it.GetKind()]; !ok {
+			continue
+		}
+		a := it.GetAnnotations()
+		p := a[kioutil.PathAnnotation]
+		if p == "" {
+			//lint:ignore SA1019 kustomize and older kpt still set the legacy path annotation
+			p = a[kioutil.LegacyPathAnnotation]
+		}
+		if p != "" && !filepath.IsAbs(p) {
+			paths = append(paths, filepath.FromSlash(p))
+			keys = append(keys, itemKey(it))
+		}
+	}
+	if len(paths) == 0 || holdsAll("", paths, keys) {
+		return "", nil
+	}
+	var found []string
+	const maxDepth = 8
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		if depth > maxDepth || len(found) > 1 {
+			return
+		}
+		if _, err := os.Stat(filepath.Join(dir, "Kptfile")); err == nil && holdsAll(dir, paths, keys) {
+			found = append(found, dir)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+				walk(filepath.Join(dir, e.Name()), depth+1)
+			}
+		}
+	}
+	walk(".", 0)
+	if len(found) == 1 {
+		return found[0], nil
+	}
+	return "", fmt.Errorf("%w: the specs' files (%s) are not below the current folder, and no single package folder below it holds them: run kpt from the package folder (kpt fn render --allow-exec .), or give the paths from where kpt runs", render.ErrOptions, strings.Join(paths, ", "))
+}
+
+// holdsAll reports whether each file dir/paths[i] holds an object named
+// like keys[i] (the namespace aside: kpt may have set one).
+func holdsAll(dir string, paths []string, keys []manifest.Key) bool {
+	for i, p := range paths {
+		f := filepath.Join(dir, p)
+		fi, err := os.Stat(f)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > 16<<20 {
+			return false
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return false
+		}
+		objs, err := manifest.Decode(f, b)
+		if err != nil {
+			return false
+		}
+		found := false
+		for _, o := range objs {
+			k := o.Key()
+			found = found || k.Group == keys[i].Group && k.Kind == keys[i].Kind && k.Name == keys[i].Name
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // toObject converts an item, naming it by its path and index.

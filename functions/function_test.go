@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -290,6 +292,11 @@ func TestKptFnRender(t *testing.T) {
 			if !strings.Contains(got["demo/kaoto-designer/ingress-designer.yaml"], `argocd.argoproj.io/sync-wave: "2"`) {
 				t.Errorf("ingress:\n%s", got["demo/kaoto-designer/ingress-designer.yaml"])
 			}
+			// The spec itself waits in its children's wave, else Argo CD
+			// would sync it in wave 0 and wait there forever.
+			if !regexp.MustCompile(`argocd.argoproj.io/sync-wave: ['"]2['"]`).MatchString(got["kaoto.yaml"]) {
+				t.Errorf("the spec keeps wave 0 while its children are in wave 2:\n%s", got["kaoto.yaml"])
+			}
 			continue
 		}
 		if diff := cmp.Diff(first, got); diff != "" {
@@ -389,5 +396,68 @@ func TestKptComponent(t *testing.T) {
 		if !strings.Contains(cm, s) {
 			t.Errorf("rendered ConfigMap lacks %q:\n%s", s, cm)
 		}
+	}
+}
+
+// TestKptFromParent: kpt runs the function in the folder it was started
+// in, with item paths relative to the package: a Component's chart beside
+// its file must be found when kpt is started above the package too.
+func TestKptFromParent(t *testing.T) {
+	kpt := lookTool(t, "KPT_BIN", "kpt")
+	repo := t.TempDir()
+	if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mkpkg := func(name, component string) string {
+		pkg := filepath.Join(repo, name)
+		copyTree(t, filepath.Join("..", "testdata", "charts", "webapp"), filepath.Join(pkg, "chart"))
+		for f, c := range map[string]string{
+			"Kptfile":    "apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: " + name + "\npipeline:\n  mutators:\n  - exec: " + wavesmithBin + " fn\n",
+			".krmignore": "chart/\n",
+			"c.yaml":     "apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata: {name: " + component + ", namespace: apps}\nspec:\n  source: {chart: {path: chart}}\n",
+		} {
+			if err := os.WriteFile(filepath.Join(pkg, f), []byte(c), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return pkg
+	}
+	pkg := mkpkg("pkg", "web")
+	if out, err := run(t, repo, kpt, "fn", "render", "--allow-exec", "pkg"); err != nil {
+		t.Fatalf("kpt fn render pkg from the parent: %v\n%s", err, out)
+	}
+	found := false
+	for f := range files(t, pkg) {
+		found = found || strings.HasPrefix(f, "apps/")
+	}
+	if !found {
+		t.Errorf("no rendered children in the package: %v", keys(files(t, pkg)))
+	}
+	// Two packages holding a spec of that name: say what to do.
+	mkpkg("other", "web")
+	out, err := run(t, repo, kpt, "fn", "render", "--allow-exec", "pkg")
+	if err == nil || !strings.Contains(string(out), "run kpt from the package folder") {
+		t.Errorf("an ambiguous package: want an error saying what to do, got %v\n%s", err, out)
+	}
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
