@@ -89,6 +89,7 @@ func Merge(layers ...Layer) *Merged {
 		l := &layers[i]
 		spec := l.Spec
 		if l.Dir != "" {
+			spec.Inputs = append([]string(nil), spec.Inputs...)
 			for j, in := range spec.Inputs {
 				spec.Inputs[j] = join(l.Dir, in)
 			}
@@ -246,6 +247,9 @@ func Parse(file string, b []byte) (Layer, error) {
 	j, err := yaml.YAMLToJSON(b)
 	if err != nil {
 		return Layer{}, fmt.Errorf("%s: %w: %v", file, ErrConfig, err)
+	}
+	if bytes.Equal(bytes.TrimSpace(j), []byte("null")) { // comments only
+		return Layer{Name: file, Dir: filepath.Dir(file)}, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(j))
 	dec.DisallowUnknownFields()

@@ -148,3 +148,11 @@ func (e *OptionError) Unwrap() []error { return []error{ErrOption, e.Err} }
 func Optionf(field, format string, args ...any) *OptionError {
 	return &OptionError{Field: field, Err: fmt.Errorf(format, args...)}
 }
+
+// SetIfAbsent sets an annotation the object does not carry yet: an object's
+// own engine annotations win over what a dialect would write.
+func SetIfAbsent(obj *manifest.Object, key, value string) {
+	if _, ok := obj.Annotation(key); !ok {
+		obj.SetAnnotation(key, value)
+	}
+}

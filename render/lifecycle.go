@@ -76,24 +76,16 @@ func checkStatusHint(v string) error {
 	return nil
 }
 
-// checkHook validates a wavesmith.io/hook value and returns it sorted.
+// checkHook validates a wavesmith.io/hook value (inventory.ValidateHook)
+// and returns it sorted.
 func checkHook(v string) (string, error) {
-	var out []string
-	seen := map[string]bool{}
-	for _, h := range strings.Split(v, ",") {
-		h = strings.TrimSpace(h)
-		switch h {
-		case inventory.HookPreInstall, inventory.HookPostInstall:
-			if !seen[h] {
-				out = append(out, h)
-				seen[h] = true
-			}
-		default:
-			return "", fmt.Errorf("%w: hook %q is not one of %s, %s", ErrAnnotation, h, inventory.HookPreInstall, inventory.HookPostInstall)
-		}
+	hooks := strings.Split(strings.ReplaceAll(v, " ", ""), ",")
+	sort.Strings(hooks)
+	nv := strings.Join(hooks, ",")
+	if err := inventory.ValidateHook(nv); err != nil {
+		return "", fmt.Errorf("%w: %v", ErrAnnotation, err)
 	}
-	sort.Strings(out)
-	return strings.Join(out, ","), nil
+	return nv, nil
 }
 
 func toKebab(s string) string {

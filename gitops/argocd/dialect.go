@@ -104,7 +104,7 @@ func (Engine) annotateHook(obj *manifest.Object, lc *gitops.Lifecycle) {
 			phase = "PreSync"
 		}
 	}
-	setIfAbsent(obj, Hook, phase)
+	gitops.SetIfAbsent(obj, Hook, phase)
 	var dp []string
 	if lc.Update == inventory.UpdateRecreate {
 		dp = append(dp, "BeforeHookCreation")
@@ -113,7 +113,7 @@ func (Engine) annotateHook(obj *manifest.Object, lc *gitops.Lifecycle) {
 		dp = append(dp, "HookSucceeded")
 	}
 	if len(dp) > 0 {
-		setIfAbsent(obj, HookDeletePolicy, strings.Join(dp, ","))
+		gitops.SetIfAbsent(obj, HookDeletePolicy, strings.Join(dp, ","))
 	}
 }
 
@@ -133,12 +133,6 @@ func (Engine) DefaultWarnings(defaults map[string]string) []manifest.Warning {
 		add(inventory.DeleteOrder, "delete-order "+v)
 	}
 	return w
-}
-
-func setIfAbsent(obj *manifest.Object, key, value string) {
-	if _, ok := obj.Annotation(key); !ok {
-		obj.SetAnnotation(key, value)
-	}
 }
 
 // mergeSyncOptions adds options whose key the object does not set yet;

@@ -48,13 +48,13 @@ func (Engine) Annotate(obj *manifest.Object, lc *gitops.Lifecycle) []manifest.Wa
 	}
 	switch {
 	case lc.Reconcile == inventory.ReconcileOnce:
-		setIfAbsent(obj, SSAAnnotation, "IfNotPresent")
+		gitops.SetIfAbsent(obj, SSAAnnotation, "IfNotPresent")
 	case lc.Update == inventory.UpdateSSAMerge:
-		setIfAbsent(obj, SSAAnnotation, "Merge")
+		gitops.SetIfAbsent(obj, SSAAnnotation, "Merge")
 	}
 	switch lc.Update {
 	case inventory.UpdateRecreate:
-		setIfAbsent(obj, ForceAnnotation, "Enabled")
+		gitops.SetIfAbsent(obj, ForceAnnotation, "Enabled")
 	case inventory.UpdateReplace:
 		if lc.Explicit[inventory.UpdatePolicy] {
 			warn(inventory.UpdatePolicy, "update-policy replace (Flux always uses server-side apply)")
@@ -62,7 +62,7 @@ func (Engine) Annotate(obj *manifest.Object, lc *gitops.Lifecycle) []manifest.Wa
 	}
 	switch lc.Delete {
 	case inventory.DeleteOrphan, inventory.DeleteOrphanOnApply:
-		setIfAbsent(obj, PruneAnnotation, "Disabled")
+		gitops.SetIfAbsent(obj, PruneAnnotation, "Disabled")
 	case inventory.DeleteOrphanOnDelete:
 		warn(inventory.DeletePolicy, "delete-policy orphan-on-delete per object (only the Kustomization's deletionPolicy: Orphan)")
 	}
@@ -97,10 +97,4 @@ func (Engine) DefaultWarnings(defaults map[string]string) []manifest.Warning {
 		add(inventory.DeleteOrder, "delete-order "+v)
 	}
 	return w
-}
-
-func setIfAbsent(obj *manifest.Object, key, value string) {
-	if _, ok := obj.Annotation(key); !ok {
-		obj.SetAnnotation(key, value)
-	}
 }

@@ -1,0 +1,76 @@
+package engines
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wavesmith/wavesmith/api/v1alpha1"
+	"github.com/wavesmith/wavesmith/gitops"
+	"github.com/wavesmith/wavesmith/manifest"
+)
+
+func TestParseDialects(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		in     string
+		want   []string
+		err    string
+	}{
+		"Both":       {"both engines, in the table's order whatever the order given", "flux, ArgoCD", []string{"argocd", "flux"}, ""},
+		"None":       {"none is an empty list, not the default", "none", []string{}, ""},
+		"Empty":      {"an empty value is none as well", "", []string{}, ""},
+		"Twice":      {"a name given twice counts once", "flux,flux", []string{"flux"}, ""},
+		"Unknown":    {"an unknown engine names the known ones", "argo", nil, `dialect "argo": want argocd, flux or none`},
+		"WithNone":   {"none beside a name is ignored", "none,argocd", []string{"argocd"}, ""},
+		"Whitespace": {"spaces around names", " argocd ,  ", []string{"argocd"}, ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ds, err := ParseDialects(tc.in)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("%s: got %v, want %q", tc.reason, err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", tc.reason, err)
+			}
+			got := []string{}
+			for _, d := range ds {
+				got = append(got, d.Name())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
+			}
+			if ds == nil {
+				t.Errorf("%s: a nil list means every engine to the engine; none must be empty, not nil", tc.reason)
+			}
+		})
+	}
+}
+
+// TestFilesClash: an engine's file may not replace a file of the tree nor
+// need a folder where the tree has a file.
+func TestFilesClash(t *testing.T) {
+	plan := &gitops.Plan{Objects: []gitops.Object{{Key: manifest.Key{Kind: "ConfigMap", Namespace: "ns", Name: "a"}, APIVersion: "v1", Spec: -1, Path: "_objects/ns--configmap-a.yaml"}}}
+	cfg := &v1alpha1.RenderConfigSpec{TreePath: "x", Flux: &v1alpha1.FluxDelivery{}}
+	tree := map[string][]byte{"_objects/ns--configmap-a.yaml": nil, "kustomization.yaml": nil}
+	files, err := Files(plan, tree, nil, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := files["flux/kustomization.yaml"]; !ok {
+		t.Errorf("no Flux files: %v", files)
+	}
+	tree["flux"] = nil // a file where Flux needs a folder
+	if _, err := Files(plan, tree, nil, cfg); !errors.Is(err, gitops.ErrOption) || !strings.Contains(err.Error(), "needs the folder flux") {
+		t.Errorf("want a clash naming the folder, got %v", err)
+	}
+	if files, err := Files(plan, map[string][]byte{}, nil, &v1alpha1.RenderConfigSpec{}); err != nil || len(files) != 0 {
+		t.Errorf("no engine asked for: %v, %v", files, err)
+	}
+}
