@@ -1,8 +1,8 @@
 package argocdcmp
 
 import (
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"

@@ -52,4 +52,3 @@ func kubeVersionOf(clientGo string) (string, bool) {
 	}
 	return fmt.Sprintf("v%d.%d.0", major+1, minor), true
 }
-

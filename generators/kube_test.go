@@ -55,4 +55,3 @@ func TestKubeVersionOf(t *testing.T) {
 		})
 	}
 }
-
