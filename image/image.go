@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -51,7 +52,7 @@ func Build(s Spec) (v1.Image, error) {
 	if err := tw.Close(); err != nil {
 		return nil, err
 	}
-	layer, err := tarball.LayerFromReader(bytes.NewReader(b.Bytes()), tarball.WithMediaType(types.OCILayer))
+	layer, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b.Bytes())), nil }, tarball.WithMediaType(types.OCILayer))
 	if err != nil {
 		return nil, err
 	}

@@ -147,10 +147,12 @@ func (k *kustCheck) run(kust *types.Kustomization) error {
 			return err
 		}
 	}
+	//lint:ignore SA1019 bases is deprecated in kustomize, yet kustomize build still reads it from users' files: it must be checked like resources
+	bases := kust.Bases
 	for _, l := range []struct {
 		name  string
 		paths []string
-	}{{"bases", kust.Bases}, {"components", kust.Components}} {
+	}{{"bases", bases}, {"components", kust.Components}} {
 		for i, p := range l.paths {
 			if err := k.resource(field{l.name, i}, p, dirRef); err != nil {
 				return err
@@ -184,11 +186,13 @@ func (k *kustCheck) run(kust *types.Kustomization) error {
 	for i, p := range kust.Configurations {
 		add(p, "configurations", i)
 	}
+	//lint:ignore SA1019 deprecated in kustomize, yet kustomize build still reads it from users' files: every path it names must be checked
 	for i, p := range kust.PatchesStrategicMerge {
 		if !inlineYAML(string(p)) {
 			add(string(p), "patchesStrategicMerge", i)
 		}
 	}
+	//lint:ignore SA1019 deprecated in kustomize, yet kustomize build still reads it from users' files: every path it names must be checked
 	for i, p := range kust.PatchesJson6902 {
 		add(p.Path, "patchesJson6902", i, "path")
 	}
