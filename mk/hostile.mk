@@ -5,28 +5,32 @@
 
 MODULE_TESTS += test/hostile
 
-# Each fuzz target runs for FUZZTIME in 'make fuzz'; 'make test' runs each
-# for FUZZ_BRIEF, so that CI exercises every target.
-FUZZTIME   ?= 30s
-FUZZ_BRIEF ?= 5s
-# package:target
-FUZZ_TARGETS := manifest:FuzzDecode render:FuzzRender functions:FuzzRun argocdcmp:FuzzLayers
+# 'make fuzz' runs each fuzz target for FUZZTIME. 'make test' runs each for
+# a set number of executions instead (the count after the second colon):
+# a count has no wall-clock deadline, so a loaded CI machine only makes it
+# slower. A time-bounded run on Go 1.26 can fail with a bare "context
+# deadline exceeded" and no crasher: a race in Go's fuzzing coordinator at
+# the end of -fuzztime (go.dev/issue/75804, fixed in Go 1.27), not a finding.
+FUZZTIME ?= 30s
+# package:target:brief-count
+FUZZ_TARGETS := manifest:FuzzDecode:20000x render:FuzzRender:400x functions:FuzzRun:200x argocdcmp:FuzzLayers:20000x
 
-.PHONY: hostile
-hostile: $(WAVESMITH) ## the bad-input suite: every case of test/hostile through every door of bin/wavesmith, plus the kill and concurrency experiments
-	cd test/hostile && $(GO) vet ./... && $(GO) test -count=1 -timeout 30m ./...
+define fuzz-loop
+	@failed=""; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; rest=$${t#*:}; name=$${rest%%:*}; count=$${rest#*:}; \
+		budget=$(1); [ -n "$$budget" ] || budget=$$count; \
+		echo "== $$name in ./$$pkg for $$budget"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $$budget ./$$pkg/ || failed="$$failed $$name"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzz targets failed:$$failed (a crasher is saved under the package's testdata/fuzz/)"; exit 1; fi
+endef
 
 .PHONY: fuzz
 fuzz: ## run each fuzz target for FUZZTIME (default 30s); a crash is saved under the package's testdata/fuzz/
-	@failed=""; for t in $(FUZZ_TARGETS); do \
-		pkg=$${t%%:*}; name=$${t##*:}; \
-		echo "== $$name in ./$$pkg for $(FUZZTIME)"; \
-		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) ./$$pkg/ || failed="$$failed $$name"; \
-	done; \
-	if [ -n "$$failed" ]; then echo "fuzz targets failed:$$failed"; exit 1; fi
+	$(call fuzz-loop,$(FUZZTIME))
 
 .PHONY: fuzz-brief
-fuzz-brief: ## run each fuzz target for FUZZ_BRIEF (default 5s): part of make test
-	@$(MAKE) --no-print-directory fuzz FUZZTIME=$(FUZZ_BRIEF)
+fuzz-brief: ## run each fuzz target for a fixed number of executions (part of make test)
+	$(call fuzz-loop,)
 
 test: fuzz-brief
