@@ -3,6 +3,8 @@ package image
 import (
 	"archive/tar"
 	"bytes"
+	"debug/elf"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -40,6 +42,9 @@ func Build(s Spec) (v1.Image, error) {
 	bin, err := os.ReadFile(s.Binary)
 	if err != nil {
 		return nil, fmt.Errorf("image %s: %w", s.Name, err)
+	}
+	if err := static(bin); err != nil {
+		return nil, fmt.Errorf("image %s: %s: %w", s.Name, s.Binary, err)
 	}
 	var b bytes.Buffer
 	tw := tar.NewWriter(&b)
@@ -88,4 +93,26 @@ func Write(path string, s Spec) error {
 		return fmt.Errorf("image %s: reference %q: %w", s.Name, s.Ref, err)
 	}
 	return tarball.WriteToFile(path, ref, img)
+}
+
+// ErrNotStatic is returned for a binary that cannot run on the empty base:
+// not a Linux ELF executable, or linked against a dynamic loader (build
+// with CGO_ENABLED=0, as make image does).
+var ErrNotStatic = errors.New("not a statically linked Linux executable")
+
+func static(bin []byte) error {
+	f, err := elf.NewFile(bytes.NewReader(bin))
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrNotStatic, err)
+	}
+	defer f.Close()
+	if f.Type != elf.ET_EXEC && f.Type != elf.ET_DYN {
+		return fmt.Errorf("%w: ELF type %v", ErrNotStatic, f.Type)
+	}
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return fmt.Errorf("%w: it needs a dynamic loader, which the empty base does not have", ErrNotStatic)
+		}
+	}
+	return nil
 }

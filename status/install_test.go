@@ -2,6 +2,7 @@ package status
 
 import (
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -16,8 +17,8 @@ import (
 )
 
 // TestInstallManifestsAgree renders kustomize/status-controller with
-// kustomize and charts/wavesmith with Helm (default values) and requires
-// the same objects.
+// kustomize and charts/wavesmith with Helm (createNamespace, which the
+// kustomization always has) and requires the same objects.
 func TestInstallManifestsAgree(t *testing.T) {
 	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
 	rm, err := k.Run(filesys.MakeFsOnDisk(), filepath.Join("..", "kustomize", "status-controller"))
@@ -29,12 +30,89 @@ func TestInstallManifestsAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	fromKustomize := objectsOf(t, "kustomize", string(kyaml))
+	fromHelm := renderChart(t, "wavesmith-system", map[string]any{"createNamespace": true})
 
+	if len(fromKustomize) < 8 {
+		t.Fatalf("kustomize gave only %d objects", len(fromKustomize))
+	}
+	if diff := cmp.Diff(fromKustomize, fromHelm); diff != "" {
+		t.Errorf("-kustomize +helm:\n%s", diff)
+	}
+}
+
+// TestChartValues checks what the chart's values change: the release
+// namespace, the Namespace object only when asked, the image.
+func TestChartValues(t *testing.T) {
+	type want struct {
+		namespaceObject bool
+		image, policy   string
+		pullSecrets     any
+	}
+	cases := map[string]struct {
+		reason string
+		values map[string]any
+		want   want
+	}{
+		"Defaults": {
+			reason: "helm install -n NS --create-namespace owns the namespace; the image is the chart's appVersion",
+			want:   want{image: "ghcr.io/wavesmith/wavesmith-status:0.1.0", policy: "IfNotPresent"},
+		},
+		"CreateNamespace": {
+			reason: "createNamespace adds the release namespace as an object",
+			values: map[string]any{"createNamespace": true},
+			want:   want{namespaceObject: true, image: "ghcr.io/wavesmith/wavesmith-status:0.1.0", policy: "IfNotPresent"},
+		},
+		"TagAndRegistry": {
+			reason: "repository and tag replace the defaults",
+			values: map[string]any{"image": map[string]any{"repository": "registry.example.com/ws", "tag": "1.2.3", "pullPolicy": "Always"}},
+			want:   want{image: "registry.example.com/ws:1.2.3", policy: "Always"},
+		},
+		"Digest": {
+			reason: "a digest wins over the tag",
+			values: map[string]any{"image": map[string]any{"tag": "1.2.3", "digest": "sha256:" + strings.Repeat("ab", 32)}},
+			want:   want{image: "ghcr.io/wavesmith/wavesmith-status@sha256:" + strings.Repeat("ab", 32), policy: "IfNotPresent"},
+		},
+		"PullSecrets": {
+			reason: "imagePullSecrets reach the pod",
+			values: map[string]any{"imagePullSecrets": []any{map[string]any{"name": "regcred"}}},
+			want:   want{image: "ghcr.io/wavesmith/wavesmith-status:0.1.0", policy: "IfNotPresent", pullSecrets: []any{map[string]any{"name": "regcred"}}},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			objs := renderChart(t, "ops", tc.values)
+			deploy, ok := objs["apps/v1/Deployment/ops/wavesmith-status"].(map[string]any)
+			if !ok {
+				t.Fatalf("%s: no Deployment ops/wavesmith-status in %v", tc.reason, keys(objs))
+			}
+			pod := dig(deploy, "spec", "template", "spec").(map[string]any)
+			container := pod["containers"].([]any)[0].(map[string]any)
+			_, ns := objs["v1/Namespace/ops"]
+			got := want{namespaceObject: ns, image: container["image"].(string), policy: container["imagePullPolicy"].(string), pullSecrets: pod["imagePullSecrets"]}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
+			}
+			for key, o := range objs {
+				if ns, _ := dig(o.(map[string]any), "metadata", "namespace").(string); ns != "" && ns != "ops" {
+					t.Errorf("%s is in namespace %q, not the release's", key, ns)
+				}
+			}
+		})
+	}
+}
+
+// renderChart renders charts/wavesmith as helm install -n namespace does,
+// CRDs included, and returns its objects by key.
+func renderChart(t *testing.T, namespace string, values map[string]any) map[string]any {
+	t.Helper()
 	chart, err := loader.Load(filepath.Join("..", "charts", "wavesmith"))
 	if err != nil {
 		t.Fatalf("loading the chart: %v", err)
 	}
-	vals, err := chartutil.ToRenderValues(chart, map[string]any{}, chartutil.ReleaseOptions{Name: "wavesmith", Namespace: "wavesmith-system", IsInstall: true}, chartutil.DefaultCapabilities)
+	if values == nil {
+		values = map[string]any{}
+	}
+	vals, err := chartutil.ToRenderValues(chart, values, chartutil.ReleaseOptions{Name: "wavesmith", Namespace: namespace, IsInstall: true}, chartutil.DefaultCapabilities)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,17 +126,32 @@ func TestInstallManifestsAgree(t *testing.T) {
 			docs = append(docs, s)
 		}
 	}
+	sort.Strings(docs)
 	for _, crd := range chart.CRDObjects() {
 		docs = append(docs, string(crd.File.Data))
 	}
-	fromHelm := objectsOf(t, "helm", strings.Join(docs, "\n---\n"))
+	return objectsOf(t, "helm", strings.Join(docs, "\n---\n"))
+}
 
-	if len(fromKustomize) < 8 {
-		t.Fatalf("kustomize gave only %d objects", len(fromKustomize))
+func dig(m map[string]any, path ...string) any {
+	var v any = m
+	for _, p := range path {
+		mm, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = mm[p]
 	}
-	if diff := cmp.Diff(fromKustomize, fromHelm); diff != "" {
-		t.Errorf("-kustomize +helm:\n%s", diff)
+	return v
+}
+
+func keys(m map[string]any) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
 	}
+	sort.Strings(ks)
+	return ks
 }
 
 func objectsOf(t *testing.T, name, stream string) map[string]any {
