@@ -3,6 +3,7 @@ package kaoto
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/wavesmith/wavesmith/api/designer/v1alpha1"
 	"github.com/wavesmith/wavesmith/generators"
@@ -54,7 +55,19 @@ func (g *Generator) Generate(_ context.Context, spec *manifest.Object, opts gene
 			objs = append(objs, o)
 		}
 	}
-	return generators.Result{Objects: objs, SpecLabels: map[string]string{
+	var warns []manifest.Warning
+	if opts.Platform != generators.OpenShift && k.Spec.Ingress != nil {
+		if p := strings.TrimSuffix(IngressPath(k), pathSuffix); strings.HasSuffix(p, "/") {
+			hint := fmt.Sprintf("leave the trailing slash out (%q)", strings.TrimSuffix(p, "/"))
+			if p == "/" {
+				hint = "the operator's rewrite cannot serve the designer at the root: give a path such as /" + k.Name
+			}
+			warns = append(warns, spec.Warn("spec.ingress.path", fmt.Sprintf(
+				"%q ends in /: the Ingress path becomes %q, which routes %s itself and nothing below it (the designer's pages and assets); %s",
+				k.Spec.Ingress.Path, IngressPath(k), p, hint)))
+		}
+	}
+	return generators.Result{Objects: objs, Warnings: warns, SpecLabels: map[string]string{
 		"app.kubernetes.io/name":      appName,
 		"app.kubernetes.io/component": componentName,
 		"app.kubernetes.io/part-of":   appName,

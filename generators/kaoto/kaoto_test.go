@@ -3,6 +3,7 @@ package kaoto
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/wavesmith/wavesmith/generators"
@@ -80,5 +81,49 @@ func BenchmarkGenerate(b *testing.B) {
 		if _, err := g.Generate(context.Background(), spec, generators.Options{Platform: generators.Kubernetes}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestPathWarnings: a path ending in / makes the operator's regex route
+// that path alone on Kubernetes; the render says so and still renders what
+// the operator would. OpenShift's Route path is a prefix: no warning.
+func TestPathWarnings(t *testing.T) {
+	cases := map[string]struct {
+		reason   string
+		path     string
+		platform generators.Platform
+		want     string // a part of the warning; "" for none
+	}{
+		"Root":          {reason: "/ routes only /", path: "/", want: `"/" ends in /: the Ingress path becomes "/(/|$)(.*)"`},
+		"TrailingSlash": {reason: "/foo/ routes only /foo/", path: "/foo/", want: `leave the trailing slash out ("/foo")`},
+		"Plain":         {reason: "the usual path", path: "/foo"},
+		"Default":       {reason: "no path: /<name>", path: ""},
+		"RouteRoot":     {reason: "a Route's / is a prefix", path: "/", platform: generators.OpenShift},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			spec := manifest.New(map[string]any{"apiVersion": "designer.kaoto.io/v1alpha1", "kind": "Kaoto",
+				"metadata": map[string]any{"name": "designer", "namespace": "demo"}, "spec": map[string]any{"ingress": map[string]any{"path": tc.path}}})
+			res, err := (&Generator{}).Generate(context.Background(), spec, generators.Options{Platform: tc.platform})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Objects) != 3 {
+				t.Errorf("%s: %d objects, want Service, Ingress or Route, Deployment", tc.reason, len(res.Objects))
+			}
+			var got string
+			for _, w := range res.Warnings {
+				if w.Field != "spec.ingress.path" {
+					t.Errorf("warning on %s, want spec.ingress.path", w.Field)
+				}
+				got += w.Message
+			}
+			switch {
+			case tc.want == "" && got != "":
+				t.Errorf("%s: unexpected warning %q", tc.reason, got)
+			case tc.want != "" && !strings.Contains(got, tc.want):
+				t.Errorf("%s: warning %q, want it to contain %q", tc.reason, got, tc.want)
+			}
+		})
 	}
 }
