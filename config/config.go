@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -20,6 +21,7 @@ import (
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/render"
+	"github.com/wavesmith/wavesmith/scope"
 )
 
 // ProjectFile is the project file: render and check without arguments use
@@ -95,6 +97,9 @@ func Merge(layers ...Layer) *Merged {
 			}
 			if spec.Output != "" && spec.Output != "-" {
 				spec.Output = join(l.Dir, spec.Output)
+			}
+			if spec.APIResources != "" {
+				spec.APIResources = join(l.Dir, spec.APIResources)
 			}
 		}
 		merge(dst, reflect.ValueOf(spec), "", l, m.from)
@@ -199,6 +204,13 @@ func (m *Merged) Options() (render.Options, time.Duration, error) {
 	if c.KubeVersion != "" && !strings.HasPrefix(strings.TrimPrefix(c.KubeVersion, "v"), "1.") {
 		bad("kubeVersion", "%q: want a Kubernetes version such as v1.33.0", c.KubeVersion)
 	}
+	if c.APIResources != "" {
+		t, err := readAPIResources(c.APIResources)
+		if err != nil {
+			bad("apiResources", "%v", err)
+		}
+		o.Scope = t
+	}
 	timeout := DefaultTimeout
 	if c.Timeout != "" {
 		d, err := time.ParseDuration(c.Timeout)
@@ -214,6 +226,28 @@ func (m *Merged) Options() (render.Options, time.Duration, error) {
 	}
 	sort.Slice(errs, func(i, j int) bool { return errs[i].Error() < errs[j].Error() })
 	return o, timeout, errors.Join(errs...)
+}
+
+// maxAPIResources bounds a kubectl api-resources file (a cluster with
+// thousands of kinds prints a few hundred kilobytes).
+const maxAPIResources = 4 << 20
+
+func readAPIResources(path string) (*scope.Table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() || fi.Size() > maxAPIResources {
+		return nil, fmt.Errorf("%s: want a regular file of at most %d bytes (the output of kubectl api-resources)", path, maxAPIResources)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxAPIResources+1))
+	if err != nil {
+		return nil, err
+	}
+	return scope.ParseAPIResources(path, b)
 }
 
 // CheckOutput refuses output folder names that are a kubectl habit (-o

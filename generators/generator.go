@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/scope"
 )
 
 // Platform decides how a Kaoto is exposed.
@@ -41,6 +42,10 @@ type Options struct {
 	// Generators that place objects relative to the spec (Helm hooks) use
 	// it.
 	Wave int
+	// Scope knows which kinds are namespaced: the built-in kinds, the
+	// CRDs among the render's inputs, the user's declarations. nil is the
+	// built-in kinds only.
+	Scope *scope.Table
 }
 
 // Generator renders the children of one spec. The spec's namespace is set.

@@ -8,6 +8,7 @@ import (
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/gitops"
 	"github.com/wavesmith/wavesmith/gitops/engines"
+	"github.com/wavesmith/wavesmith/scope"
 )
 
 // Options configure a render. The zero value means the documented
@@ -34,6 +35,10 @@ type Options struct {
 	// Root is the folder that chart and kustomization sources may not
 	// leave (default: the enclosing git repository of the current folder).
 	Root string
+	// Scope declares the scope of kinds (for instance read from a
+	// kubectl api-resources file); it wins over the CRDs among the inputs
+	// and the built-in kinds. nil declares nothing.
+	Scope *scope.Table
 	// PartOf is the app.kubernetes.io/part-of given to objects that have none
 	// (default: the object's owner name).
 	PartOf string

@@ -22,6 +22,7 @@ import (
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/scope"
 )
 
 // Role tells how an object came into the output.
@@ -126,6 +127,13 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	if err := sortedJoin(errs); err != nil {
 		return nil, err
 	}
+
+	// Scope: what the user declared wins over the CRDs among the inputs,
+	// which win over the built-in kinds.
+	table := scope.Builtin().Clone()
+	table.LearnCRDs(inputs)
+	table.Merge(opts.Scope)
+	opts.Scope = table
 
 	defWave, _ := strconv.Atoi(opts.Defaults[inventory.ApplyOrder])
 	plan, err := newWavePlan(res.Specs, opts.Generators, defWave)
@@ -233,7 +241,7 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options) 
 	o := spec.Object
 	g, _ := opts.Generators.Lookup(o)
 	i := spec.Spec
-	r, err := g.Generate(ctx, o, generators.Options{Platform: opts.Platform, KubeVersion: opts.KubeVersion, APIVersions: opts.APIVersions, Root: opts.Root, Wave: plan.base(i)})
+	r, err := g.Generate(ctx, o, generators.Options{Platform: opts.Platform, KubeVersion: opts.KubeVersion, APIVersions: opts.APIVersions, Root: opts.Root, Wave: plan.base(i), Scope: opts.Scope})
 	if err != nil {
 		var me *manifest.Error
 		if !errors.As(err, &me) {

@@ -49,6 +49,13 @@ type ComponentSpec struct {
 	AdditionalManagedTypes []TypeMatcher `json:"additionalManagedTypes,omitempty"`
 	// StatusHints are wavesmith.io/status-hint values per kind.
 	StatusHints []StatusHint `json:"statusHints,omitempty"`
+	// Scopes declares whether kinds the render cannot know (custom
+	// resources whose CRD is not in the render) are namespaced or
+	// cluster-scoped; objects without a namespace get the Component's
+	// only when namespaced. They win over the CRDs in the render and the
+	// built-in kinds.
+	// +optional
+	Scopes []KindScope `json:"scopes,omitempty"`
 }
 
 // Source names exactly one of a chart and a kustomization.
@@ -100,6 +107,22 @@ type ComponentReference struct {
 type TypeMatcher struct {
 	Group string `json:"group"`
 	Kind  string `json:"kind"`
+}
+
+// Kind scopes.
+const (
+	ScopeNamespaced = "Namespaced"
+	ScopeCluster    = "Cluster"
+)
+
+// KindScope is the scope of one kind, as a CRD's spec.scope says it.
+type KindScope struct {
+	// Group is the API group ("" for the core group).
+	// +optional
+	Group string `json:"group,omitempty"`
+	Kind  string `json:"kind"`
+	// +kubebuilder:validation:Enum=Namespaced;Cluster
+	Scope string `json:"scope"`
 }
 
 // StatusHint sets the wavesmith.io/status-hint of objects of one kind.

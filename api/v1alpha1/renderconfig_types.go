@@ -44,6 +44,11 @@ type RenderConfigSpec struct {
 	// and templates.
 	KubeVersion string   `json:"kubeVersion,omitempty"`
 	APIVersions []string `json:"apiVersions,omitempty"`
+	// APIResources is a file holding the output of kubectl api-resources
+	// for the target cluster: it declares which kinds are cluster-scoped
+	// (custom resources whose CRD is not in the render). Relative to the
+	// file that sets it.
+	APIResources string `json:"apiResources,omitempty"`
 
 	// TreePath is the folder of the rendered tree inside the git repository
 	// Flux or Argo CD read (default: the output folder relative to its

@@ -29,7 +29,7 @@ import (
 // RenderConfig spec) to the flag that sets it.
 var flagFields = map[string]string{
 	"platform": "platform", "namespace": "namespace", "dialects": "dialects", "kubeVersion": "kube-version",
-	"apiVersions": "api-versions", "partOf": "part-of", "wave": "wave", "timeout": "timeout", "output": "output",
+	"apiVersions": "api-versions", "apiResources": "api-resources", "partOf": "part-of", "wave": "wave", "timeout": "timeout", "output": "output",
 	"policies.adoption": "adoption-policy", "policies.update": "update-policy",
 	"policies.delete": "delete-policy", "policies.reconcile": "reconcile-policy",
 	"treePath": "tree-path", "flux": "flux",
@@ -43,6 +43,7 @@ var flagFields = map[string]string{
 // renderFlags are the settings every rendering command shares.
 type renderFlags struct {
 	platform, namespace, dialects, kubeVersion, apiVersions, root, partOf string
+	apiResources                                                          string
 	wave                                                                  int
 	adoption, update, delete, reconcile, timeout, configFile              string
 	quiet                                                                 bool
@@ -58,6 +59,7 @@ func (f *renderFlags) bind(c *cobra.Command) {
 	fs.StringVar(&f.dialects, "dialects", "argocd,flux", "engines whose annotations are written: argocd, flux, or none"+argocdHelp("dialects"))
 	fs.StringVar(&f.kubeVersion, "kube-version", "", "Kubernetes version offered to charts and templates (default: env KUBE_VERSION, else the version of the Kubernetes libraries wavesmith is built with; see 'wavesmith version')")
 	fs.StringVar(&f.apiVersions, "api-versions", "", "comma-separated API versions of the target cluster (default: env KUBE_API_VERSIONS)")
+	fs.StringVar(&f.apiResources, "api-resources", "", "a file holding the output of 'kubectl api-resources' for the target cluster: which kinds are cluster-scoped, for custom resources whose CRD is not in the render (the built-in kinds of Kubernetes and the CRDs among the inputs are known)")
 	fs.StringVar(&f.root, "root", "", "folder nothing is read outside of, through symlinks neither: inputs, chart and kustomization sources, values files (default: under Argo CD the checkout, the current folder less env ARGOCD_APP_SOURCE_PATH; else the git repository enclosing the first PATH, else that PATH's folder)")
 	fs.StringVar(&f.partOf, "part-of", "", "app.kubernetes.io/part-of for objects without one (default: the owning spec's name)")
 	fs.IntVar(&f.wave, "wave", 0, "default apply-order (wave) of objects, -32768..32767"+argocdHelp("wave"))
@@ -107,6 +109,7 @@ func flagLayer(c *cobra.Command, f *renderFlags, t *treeFlags) config.Layer {
 	str("platform", &s.Platform, f.platform)
 	str("namespace", &s.Namespace, f.namespace)
 	str("kube-version", &s.KubeVersion, f.kubeVersion)
+	str("api-resources", &s.APIResources, f.apiResources)
 	str("part-of", &s.PartOf, f.partOf)
 	str("timeout", &s.Timeout, f.timeout)
 	if changed("api-versions") {
@@ -318,6 +321,7 @@ func commandLine(s *setup, out string) string {
 	}
 	flag("kubeVersion", sp.KubeVersion)
 	flag("apiVersions", strings.Join(sp.APIVersions, ","))
+	flag("apiResources", sp.APIResources)
 	flag("partOf", sp.PartOf)
 	if sp.Wave != nil {
 		flag("wave", strconv.Itoa(int(*sp.Wave)))

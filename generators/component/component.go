@@ -65,6 +65,15 @@ func Decode(spec *manifest.Object) (*v1alpha1.Component, error) {
 	case src.Kustomization != nil && src.Kustomization.Path == "":
 		return nil, spec.FieldError("spec.source.kustomization.path", fmt.Errorf("%w: a path is required", manifest.ErrInvalid))
 	}
+	for i, s := range c.Spec.Scopes {
+		path := fmt.Sprintf("spec.scopes[%d]", i)
+		switch {
+		case s.Kind == "":
+			return nil, spec.FieldError(path+".kind", fmt.Errorf("%w: a kind is required", manifest.ErrInvalid))
+		case s.Scope != v1alpha1.ScopeNamespaced && s.Scope != v1alpha1.ScopeCluster:
+			return nil, spec.FieldError(path+".scope", fmt.Errorf("%w: %q: want Namespaced or Cluster", manifest.ErrInvalid, s.Scope))
+		}
+	}
 	return c, nil
 }
 

@@ -1,52 +1,49 @@
 package component
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/scope"
 )
 
-// clusterScoped lists the built-in cluster-scoped kinds by group/Kind.
-var clusterScoped = map[string]bool{
-	"/Namespace": true, "/Node": true, "/PersistentVolume": true, "/ComponentStatus": true,
-	"rbac.authorization.k8s.io/ClusterRole": true, "rbac.authorization.k8s.io/ClusterRoleBinding": true,
-	"apiextensions.k8s.io/CustomResourceDefinition": true, "apiregistration.k8s.io/APIService": true,
-	"admissionregistration.k8s.io/MutatingWebhookConfiguration":     true,
-	"admissionregistration.k8s.io/ValidatingWebhookConfiguration":   true,
-	"admissionregistration.k8s.io/ValidatingAdmissionPolicy":        true,
-	"admissionregistration.k8s.io/ValidatingAdmissionPolicyBinding": true,
-	"storage.k8s.io/StorageClass":                                   true, "storage.k8s.io/CSIDriver": true, "storage.k8s.io/CSINode": true,
-	"storage.k8s.io/VolumeAttachment": true, "scheduling.k8s.io/PriorityClass": true,
-	"node.k8s.io/RuntimeClass": true, "networking.k8s.io/IngressClass": true,
-	"policy/PodSecurityPolicy": true, "certificates.k8s.io/CertificateSigningRequest": true,
-	"flowcontrol.apiserver.k8s.io/FlowSchema": true, "flowcontrol.apiserver.k8s.io/PriorityLevelConfiguration": true,
-}
-
 // SetNamespaces gives namespaced objects without a namespace the placement
-// namespace. Scope comes from the built-in kinds and from the CRDs among
-// objs; unknown kinds count as namespaced, as kubectl assumes.
-func SetNamespaces(objs []*manifest.Object, namespace string) {
-	cluster := map[string]bool{}
-	for _, o := range objs {
-		if o.Kind() == "CustomResourceDefinition" && o.Group() == "apiextensions.k8s.io" {
-			spec, _ := o.Map["spec"].(map[string]any)
-			names, _ := spec["names"].(map[string]any)
-			g, _ := spec["group"].(string)
-			k, _ := names["kind"].(string)
-			if scope, _ := spec["scope"].(string); scope == "Cluster" {
-				cluster[g+"/"+k] = true
-			}
-		}
+// namespace. The scope of a kind comes from the Component's spec.scopes,
+// then the CRDs among objs, then table (nil: the built-in kinds). An
+// object of a kind none of them knows is placed in the namespace, as
+// kubectl assumes, with a warning saying how to declare its scope.
+func SetNamespaces(spec *manifest.Object, c *v1alpha1.Component, objs []*manifest.Object, namespace string, table *scope.Table) []manifest.Warning {
+	t := table.Clone()
+	t.LearnCRDs(objs)
+	for _, s := range c.Spec.Scopes {
+		t.Set(scope.GroupKind{Group: s.Group, Kind: s.Kind}, s.Scope == v1alpha1.ScopeNamespaced)
 	}
+	var warns []manifest.Warning
+	unknown := map[scope.GroupKind]bool{}
 	for _, o := range objs {
-		gk := o.Group() + "/" + o.Kind()
-		if o.Namespace() == "" && !clusterScoped[gk] && !cluster[gk] {
+		if o.Namespace() != "" {
+			continue
+		}
+		namespaced, known := t.Namespaced(o.Group(), o.Kind())
+		if !known {
+			gk := scope.GroupKind{Group: o.Group(), Kind: o.Kind()}
+			if !unknown[gk] {
+				unknown[gk] = true
+				warns = append(warns, spec.Warn("spec.scopes", fmt.Sprintf(
+					"the scope of %s (%s) is unknown: not a built-in kind, no CRD in the render, not declared; its objects are placed in namespace %q, as kubectl assumes. If it is cluster-scoped, say so in spec.scopes ({group: %s, kind: %s, scope: Cluster}) or with --api-resources FILE (kubectl api-resources output)",
+					gk, o.Key(), namespace, o.Group(), o.Kind())))
+			}
+			namespaced = true
+		}
+		if namespaced {
 			o.SetNamespace(namespace)
 		}
 	}
+	return warns
 }
 
 // Defaults returns the lifecycle defaults a Component sets for its

@@ -128,7 +128,7 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 		o.SetAnnotation(inventory.DeletePolicy, inventory.DeleteOrphan)
 	}
 	all := append(crds, objs...)
-	component.SetNamespaces(all, ns)
+	warns = append(warns, component.SetNamespaces(spec, c, all, ns, opts.Scope)...)
 	component.StatusHints(c, all)
 	return generators.Result{Objects: all, Warnings: warns, Defaults: component.Defaults(c)}, nil
 }

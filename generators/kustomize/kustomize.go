@@ -75,9 +75,9 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 	if err != nil {
 		return generators.Result{}, err
 	}
-	component.SetNamespaces(objs, j.namespace)
+	warns := append(j.warnings, component.SetNamespaces(spec, c, objs, j.namespace, opts.Scope)...)
 	component.StatusHints(c, objs)
-	return generators.Result{Objects: objs, Warnings: j.warnings, Defaults: component.Defaults(c)}, nil
+	return generators.Result{Objects: objs, Warnings: warns, Defaults: component.Defaults(c)}, nil
 }
 
 // job is one rendering of one component folder.
