@@ -105,16 +105,6 @@ func toKebab(s string) string {
 	return b.String()
 }
 
-// knownAnnotations are the wavesmith.io/* annotations an input may carry:
-// the lifecycle vocabulary, and what a render writes (a rendered object fed
-// back keeps them).
-var knownAnnotations = []string{
-	inventory.ApplyOrder, inventory.DeleteOrder, inventory.PurgeOrder,
-	inventory.AdoptionPolicy, inventory.ReconcilePolicy, inventory.UpdatePolicy, inventory.DeletePolicy,
-	inventory.StatusHint, inventory.Hook,
-	inventory.Inventory, inventory.RenderDigest, inventory.SpecDigest,
-}
-
 // checkKnownAnnotations refuses wavesmith.io/* annotations wavesmith does
 // not know (a misspelt wavesmith.io/aply-order would otherwise be ignored
 // and leave the object in the default wave), suggesting the closest known
@@ -131,7 +121,7 @@ func checkKnownAnnotations(obj *manifest.Object) error {
 			continue
 		}
 		msg := "unknown wavesmith annotation"
-		if s := closest(k, knownAnnotations); s != "" {
+		if s := closest(k, inventory.Known); s != "" {
 			msg += fmt.Sprintf(" (did you mean %s?)", s)
 		}
 		errs = append(errs, obj.FieldError(annotationPath(k), fmt.Errorf("%w: %s", ErrAnnotation, msg)))
@@ -140,7 +130,7 @@ func checkKnownAnnotations(obj *manifest.Object) error {
 }
 
 func isKnownAnnotation(k string) bool {
-	for _, a := range knownAnnotations {
+	for _, a := range inventory.Known {
 		if a == k {
 			return true
 		}

@@ -24,6 +24,17 @@ const (
 	Hook = Prefix + "hook"
 )
 
+// Known lists the wavesmith.io/* annotations an input may carry: the
+// lifecycle vocabulary, and what a render writes (a rendered object fed
+// back keeps them). wavesmith refuses any other; the editors' schemas
+// (schemas/) list these.
+var Known = []string{
+	ApplyOrder, DeleteOrder, PurgeOrder,
+	AdoptionPolicy, ReconcilePolicy, UpdatePolicy, DeletePolicy,
+	StatusHint, Hook,
+	Inventory, RenderDigest, SpecDigest,
+}
+
 // Hook values.
 const (
 	HookPreInstall  = "pre-install"

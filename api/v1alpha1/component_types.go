@@ -27,7 +27,8 @@ type ComponentSpec struct {
 	// Source is the chart or kustomization to render.
 	Source Source `json:"source"`
 	// Values are the parameters: Helm values, or the data of a templated
-	// kustomization. Free-form.
+	// kustomization. Free-form, but a mapping.
+	// +kubebuilder:validation:Type=object
 	Values *apiextensionsv1.JSON `json:"values,omitempty"`
 	// ValuesFiles are merged in order, then Values on top. Paths are
 	// relative to the spec file and may not leave the repository root.

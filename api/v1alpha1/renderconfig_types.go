@@ -30,15 +30,21 @@ type RenderConfigSpec struct {
 	Timeout string `json:"timeout,omitempty"`
 	// PartOf is the app.kubernetes.io/part-of of objects without one.
 	PartOf string `json:"partOf,omitempty"`
-	// Platform is kubernetes (Ingress) or openshift (Route).
+	// Platform is kubernetes (Ingress) or openshift (Route); wavesmith
+	// reads any case, the schema asks for the lowercase spelling.
+	// +kubebuilder:validation:Enum=kubernetes;openshift
 	Platform string `json:"platform,omitempty"`
 	// Namespace for specs and namespaced objects that have none.
 	Namespace string `json:"namespace,omitempty"`
 	// Wave is the default apply-order.
+	// +kubebuilder:validation:Minimum=-32768
+	// +kubebuilder:validation:Maximum=32767
 	Wave *int32 `json:"wave,omitempty"`
 	// Policies are the default lifecycle policies.
 	Policies *Policies `json:"policies,omitempty"`
-	// Dialects are the engines whose annotations are written: argocd, flux.
+	// Dialects are the engines whose annotations are written: argocd,
+	// flux, or none for native annotations only.
+	// +kubebuilder:validation:items:Enum=argocd;flux;none
 	Dialects []string `json:"dialects,omitempty"`
 	// KubeVersion and APIVersions are the capabilities offered to charts
 	// and templates.

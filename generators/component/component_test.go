@@ -1,6 +1,7 @@
 package component
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/tree"
 )
@@ -241,6 +243,38 @@ func TestCheckTree(t *testing.T) {
 			}
 			if err != nil && !strings.Contains(err.Error(), filepath.Join("chart", tc.file)) {
 				t.Errorf("%s: the error does not name %s: %v", tc.reason, tc.file, err)
+			}
+		})
+	}
+}
+
+// sourceName is a generator that reports which source it was chosen for.
+type sourceName string
+
+func (s sourceName) Generate(context.Context, *manifest.Object, generators.Options) (generators.Result, error) {
+	return generators.Result{SpecLabels: map[string]string{"source": string(s)}}, nil
+}
+
+// TestNullSource: a source set to null is absent, as Decode reads it; the
+// generator of the other source runs (a null chart beside a kustomization
+// chose the chart generator, which dereferenced the nil chart).
+func TestNullSource(t *testing.T) {
+	g := Generator{Sources: map[string]generators.Generator{"chart": sourceName("chart"), "kustomization": sourceName("kustomization")}}
+	for name, tc := range map[string]struct {
+		source map[string]any
+		want   string
+	}{
+		"NullChart":         {map[string]any{"chart": nil, "kustomization": map[string]any{"path": "k"}}, "kustomization"},
+		"NullKustomization": {map[string]any{"chart": map[string]any{"path": "c"}, "kustomization": nil}, "chart"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			spec := manifest.New(map[string]any{"apiVersion": "wavesmith.io/v1alpha1", "kind": "Component", "metadata": map[string]any{"name": "c"}, "spec": map[string]any{"source": tc.source}})
+			res, err := g.Generate(context.Background(), spec, generators.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.SpecLabels["source"]; got != tc.want {
+				t.Errorf("the %s generator ran, want the %s one", got, tc.want)
 			}
 		})
 	}

@@ -36,7 +36,9 @@ func (g Generator) Generate(ctx context.Context, spec *manifest.Object, opts gen
 	src, _ := specMap(spec)["source"].(map[string]any)
 	keys := make([]string, 0, len(src))
 	for k := range src {
-		keys = append(keys, k)
+		if src[k] != nil { // null is absent, as Decode reads it
+			keys = append(keys, k)
+		}
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
