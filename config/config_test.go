@@ -86,6 +86,37 @@ func TestOptions(t *testing.T) {
 				}
 			},
 		},
+		"APIResources": {
+			reason: "a kubectl api-resources file, relative to the layer's folder, declares scopes",
+			check: func(t *testing.T, _ *Merged) {
+				dir := t.TempDir()
+				if err := os.WriteFile(filepath.Join(dir, "api.txt"), []byte("APIVERSION      NAMESPACED   KIND\nkyverno.io/v1   false        ClusterPolicy\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				m := Merge(Layer{Name: "f", Dir: dir, Spec: v1alpha1.RenderConfigSpec{APIResources: "api.txt"}})
+				o, _, err := m.Options()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ns, known := o.Scope.Namespaced("kyverno.io", "ClusterPolicy"); !known || ns {
+					t.Errorf("ClusterPolicy: namespaced %v known %v, want cluster-scoped", ns, known)
+				}
+			},
+		},
+		"BadAPIResources": {
+			reason: "a file that is no kubectl api-resources output is an error naming the setting and the line",
+			check: func(t *testing.T, _ *Merged) {
+				dir := t.TempDir()
+				if err := os.WriteFile(filepath.Join(dir, "api.txt"), []byte("ClusterPolicy false\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				m := Merge(Layer{Name: "f", Dir: dir, Spec: v1alpha1.RenderConfigSpec{APIResources: "api.txt"}, FieldName: func(p string) string { return "--" + p }})
+				_, _, err := m.Options()
+				if want := "--apiResources: " + filepath.Join(dir, "api.txt") + ":1: not in the format of kubectl api-resources"; err == nil || !strings.HasPrefix(err.Error(), want) {
+					t.Errorf("got %v, want an error starting with %q", err, want)
+				}
+			},
+		},
 		"AllMistakes": {
 			reason: "every mistake at once, sorted, each named as its user wrote it",
 			spec: v1alpha1.RenderConfigSpec{Platform: "mars", Wave: wave(40000), Timeout: "soon", Dialects: []string{"helm"},

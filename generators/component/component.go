@@ -65,6 +65,18 @@ func Decode(spec *manifest.Object) (*v1alpha1.Component, error) {
 	case src.Kustomization != nil && src.Kustomization.Path == "":
 		return nil, spec.FieldError("spec.source.kustomization.path", fmt.Errorf("%w: a path is required", manifest.ErrInvalid))
 	}
+	if w := c.Spec.Wave; w != nil && (*w < -32768 || *w > 32767) {
+		return nil, spec.FieldError("spec.wave", fmt.Errorf("%w: %d: want -32768..32767", manifest.ErrInvalid, *w))
+	}
+	for i, h := range c.Spec.StatusHints {
+		path := fmt.Sprintf("spec.statusHints[%d]", i)
+		switch {
+		case h.Kind == "":
+			return nil, spec.FieldError(path+".kind", fmt.Errorf("%w: a kind is required", manifest.ErrInvalid))
+		case h.Hint == "":
+			return nil, spec.FieldError(path+".hint", fmt.Errorf("%w: a hint is required (has-observed-generation, has-ready-condition, conditions=A;B)", manifest.ErrInvalid))
+		}
+	}
 	for i, s := range c.Spec.Scopes {
 		path := fmt.Sprintf("spec.scopes[%d]", i)
 		switch {

@@ -173,7 +173,7 @@ func TestDocuments(t *testing.T) {
 		"WaveOutOfRange": {
 			reason: "a wave beyond an int16 (wavesmith names the child's annotation the wave becomes)",
 			kind:   "Component", doc: component + chart + ", wave: 40000}\n",
-			schema: []string{"spec.wave"}, wavesmith: `"40000" is not an integer in -32768..32767`,
+			schema: []string{"spec.wave"}, wavesmith: "spec.wave: invalid value: 40000: want -32768..32767",
 		},
 		"PolicyValue": {
 			reason: "a policy wavesmith does not know",
@@ -309,8 +309,8 @@ func TestDocuments(t *testing.T) {
 		"StatusHintWithoutHint": {
 			reason: "a status hint without its hint (the CRD requires it)",
 			kind:   "Component", doc: component + chart + ", statusHints: [{kind: Widget}]}\n",
-			schema:     []string{"spec.statusHints[0].hint"},
-			difference: "finding: wavesmith accepts a status hint without hint, which the API server refuses; the schema follows the CRD",
+			schema:    []string{"spec.statusHints[0].hint"},
+			wavesmith: "spec.statusHints[0].hint: invalid value: a hint is required",
 		},
 		"RenderConfigDuration": {
 			reason: "a timeout that is no duration",
