@@ -32,19 +32,31 @@ type Table struct {
 // ErrAPIResources is wrapped by every error of ParseAPIResources.
 var ErrAPIResources = errors.New("not in the format of kubectl api-resources")
 
-//go:embed builtin.txt
-var builtinText []byte
+var (
+	//go:embed builtin.txt
+	builtinText []byte
+	//go:embed removed.txt
+	removedText []byte
+)
 
 var builtin = sync.OnceValue(func() *Table {
-	t, err := ParseAPIResources("builtin.txt", builtinText)
-	if err != nil {
-		panic(fmt.Sprintf("scope: the embedded table: %v", err))
+	t := &Table{}
+	for _, f := range []struct {
+		name string
+		text []byte
+	}{{"builtin.txt", builtinText}, {"removed.txt", removedText}} {
+		ft, err := ParseAPIResources(f.name, f.text)
+		if err != nil {
+			panic(fmt.Sprintf("scope: the embedded table: %v", err))
+		}
+		t.Merge(ft)
 	}
 	return t
 })
 
 // Builtin returns the built-in kinds of Kubernetes, alpha and beta APIs
-// included. The caller must not change it: use Clone.
+// included, and the kinds earlier releases served (removed.txt). The
+// caller must not change it: use Clone.
 func Builtin() *Table { return builtin() }
 
 // Clone returns a copy of t (of the built-in table for a nil t).

@@ -57,7 +57,7 @@ func TestParseAPIResources(t *testing.T) {
 		"NoHeader": {
 			reason: "--no-headers output cannot be split into columns",
 			input:  "issuers   cert-manager.io/v1   true   Issuer\n",
-			want:   want{err: "api.txt:1: not in the format of kubectl api-resources: the header has no APIVERSION column"},
+			want:   want{err: "api.txt:1: not in the format of kubectl api-resources: the header has no APIVERSION column (run kubectl api-resources without --no-headers)"},
 		},
 		"BadNamespaced": {
 			reason: "NAMESPACED is a boolean",
@@ -97,6 +97,30 @@ func TestFormatParses(t *testing.T) {
 	}
 	if diff := cmp.Diff(Builtin().namespaced, back.namespaced); diff != "" {
 		t.Errorf("(-builtin +reparsed):\n%s", diff)
+	}
+}
+
+// TestRemovedKindsAreRemoved: removed.txt lists only kinds the current API
+// server does not serve, so it never overrides what discovery says.
+func TestRemovedKindsAreRemoved(t *testing.T) {
+	served, err := ParseAPIResources("builtin.txt", builtinText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed, err := ParseAPIResources("removed.txt", removedText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if removed.Len() == 0 {
+		t.Fatal("removed.txt lists nothing")
+	}
+	for gk := range removed.namespaced {
+		if _, ok := served.namespaced[gk]; ok {
+			t.Errorf("%s is in removed.txt, but the API server serves it (builtin.txt)", gk)
+		}
+		if _, known := Builtin().Namespaced(gk.Group, gk.Kind); !known {
+			t.Errorf("%s: not in Builtin()", gk)
+		}
 	}
 }
 
@@ -172,4 +196,9 @@ func TestBuiltinMatchesAPIServer(t *testing.T) {
 		t.Fatalf("the server lists only %d kinds", server.Len())
 	}
 	golden.Assert(t, "builtin.txt", server.Format())
+	for _, gk := range []GroupKind{{"", "Pod"}, {"networking.k8s.io", "ServiceCIDR"}, {"resource.k8s.io", "DeviceClass"}} {
+		if _, known := Builtin().Namespaced(gk.Group, gk.Kind); !known {
+			t.Errorf("%s: the embedded table does not know it", gk)
+		}
+	}
 }
