@@ -81,13 +81,13 @@ func TestChartValues(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			objs := renderChart(t, "ops", tc.values)
-			deploy, ok := objs["apps/v1/Deployment/ops/wavesmith-status"].(map[string]any)
+			deploy, ok := objs["Deployment.apps/ops/wavesmith-status"].(map[string]any)
 			if !ok {
 				t.Fatalf("%s: no Deployment ops/wavesmith-status in %v", tc.reason, keys(objs))
 			}
 			pod := dig(deploy, "spec", "template", "spec").(map[string]any)
 			container := pod["containers"].([]any)[0].(map[string]any)
-			_, ns := objs["v1/Namespace/ops"]
+			_, ns := objs["Namespace/ops"]
 			got := want{namespaceObject: ns, image: container["image"].(string), policy: container["imagePullPolicy"].(string), pullSecrets: pod["imagePullSecrets"]}
 			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
 				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
