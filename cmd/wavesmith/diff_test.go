@@ -293,6 +293,25 @@ data:
 	}
 }
 
+func TestDiffMissingNamespace(t *testing.T) {
+	_, kubeconfig := cluster(t)
+	in := writeInput(t, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lost\n  namespace: nowhere\ndata:\n  a: b\n")
+	code, out, stderr := wavesmith(t, "", "diff", in, "--kubeconfig", kubeconfig)
+	want := `error: ConfigMap/nowhere/lost: namespace "nowhere" does not exist and the render does not create it`
+	if code != exitError || out != "" || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d (want %d), stdout %q (want none), stderr %q (want %q)", code, exitError, out, stderr, want)
+	}
+}
+
+func TestDiffHelp(t *testing.T) {
+	code, out, _ := wavesmith(t, "", "diff", "--help")
+	for _, want := range []string{livediff.FieldManager, "dryRun=All", "Not shown: objects the cluster has that the render no longer has", "Exit codes: 0 nothing would change", "--kubeconfig", "--context", "(sensitive)"} {
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Errorf("diff --help (exit %d) lacks %q", code, want)
+		}
+	}
+}
+
 func TestDiffBadInput(t *testing.T) {
 	_, kubeconfig := cluster(t)
 	in := writeInput(t, "bad.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: [unclosed\n")
