@@ -158,7 +158,7 @@ func TestPlatformFromArgoCDEnv(t *testing.T) {
 }
 
 func TestHelpTeaches(t *testing.T) {
-	for _, cmd := range []string{"render", "check", "fn", "graph", "version"} {
+	for _, cmd := range []string{"render", "check", "diff", "fn", "graph", "version"} {
 		code, out, _ := wavesmith(t, "", cmd, "--help")
 		if code != exitOK || !strings.Contains(out, "Usage:") {
 			t.Errorf("%s --help: exit %d\n%s", cmd, code, out)

@@ -1,0 +1,372 @@
+package livediff
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+	"sigs.k8s.io/yaml"
+
+	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/tree"
+)
+
+// FieldManager is the server-side apply field manager of the dry runs. A
+// cluster whose objects were applied with another manager (Argo CD's
+// argocd-controller, Flux's kustomize-controller) still gets a true answer
+// for every field the render sets; a field the render no longer sets stays
+// owned by that other manager and is not shown as removed.
+const FieldManager = "wavesmith-diff"
+
+// Object is one rendered object: its identity and its encoded YAML.
+type Object struct {
+	Key  manifest.Key
+	YAML []byte
+}
+
+// Options tune a comparison.
+type Options struct {
+	// Namespace is used for namespaced objects that have none (the
+	// kubeconfig context's namespace, as kubectl would); "default" if empty.
+	Namespace string
+	// Workers is how many objects are compared at once (default 8).
+	Workers int
+}
+
+// Action is what applying would do to an object.
+type Action string
+
+// Actions.
+const (
+	Create Action = "new"
+	Update Action = "changed"
+)
+
+// Change is an object applying would create or change.
+type Change struct {
+	Key    manifest.Key
+	Action Action
+	// Unchecked says why the API server could not dry-run the object
+	// (what it needs is created by the same render); empty when it did.
+	Unchecked string
+	// Diff is the unified diff from the live object to the object after
+	// applying, headed by the object's Kind/namespace/name.
+	Diff string
+}
+
+// Diff compares objs, in their order, with the cluster cfg reaches. It
+// returns the objects that applying would create or change, in input order,
+// and, as manifest.Errors in input order, what could not be compared.
+func Diff(ctx context.Context, cfg *rest.Config, objs []Object, opts Options) ([]Change, error) {
+	cfg = rest.CopyConfig(cfg)
+	if cfg.QPS == 0 {
+		cfg.QPS, cfg.Burst = 50, 100
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the cluster: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connecting to the cluster: %w", err)
+	}
+	if _, err := dc.ServerVersion(); err != nil {
+		return nil, fmt.Errorf("reaching the cluster at %s: %w", cfg.Host, err)
+	}
+	d := &differ{
+		dyn:        dyn,
+		mapper:     restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)),
+		namespace:  opts.Namespace,
+		namespaces: map[string]bool{},
+		kinds:      map[schema.GroupKind]bool{},
+	}
+	if d.namespace == "" {
+		d.namespace = metav1.NamespaceDefault
+	}
+	us := make([]*unstructured.Unstructured, len(objs))
+	var errs manifest.Errors
+	for i, o := range objs {
+		u := &unstructured.Unstructured{}
+		j, err := yaml.YAMLToJSON(o.YAML)
+		if err == nil {
+			err = u.UnmarshalJSON(j) // integers stay int64
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: decoding the rendered object: %w", o.Key, err))
+			continue
+		}
+		us[i] = u
+		d.creates(u)
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	changes := make([]*Change, len(objs))
+	failed := make([]error, len(objs))
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = 8
+	}
+	workers = min(workers, len(objs), 4*runtime.GOMAXPROCS(0))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				changes[i], failed[i] = d.one(ctx, objs[i].Key, us[i])
+			}
+		}()
+	}
+	for i := range objs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	var out []Change
+	for i := range objs {
+		if failed[i] != nil {
+			errs = append(errs, failed[i])
+		}
+		if changes[i] != nil {
+			out = append(out, *changes[i])
+		}
+	}
+	if len(errs) > 0 {
+		return out, errs
+	}
+	return out, nil
+}
+
+type differ struct {
+	dyn       dynamic.Interface
+	mapper    meta.RESTMapper
+	namespace string
+	// namespaces and kinds the render itself creates.
+	namespaces map[string]bool
+	kinds      map[schema.GroupKind]bool
+}
+
+var namespacesResource = schema.GroupVersionResource{Version: "v1", Resource: "namespaces"}
+
+// creates records the Namespace or the kind u creates.
+func (d *differ) creates(u *unstructured.Unstructured) {
+	gvk := u.GroupVersionKind()
+	switch gvk.GroupKind() {
+	case schema.GroupKind{Kind: "Namespace"}:
+		d.namespaces[u.GetName()] = true
+	case schema.GroupKind{Group: "apiextensions.k8s.io", Kind: "CustomResourceDefinition"}:
+		group, _, _ := unstructured.NestedString(u.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(u.Object, "spec", "names", "kind")
+		d.kinds[schema.GroupKind{Group: group, Kind: kind}] = true
+	}
+}
+
+// one compares one object; nil when applying would change nothing.
+func (d *differ) one(ctx context.Context, key manifest.Key, u *unstructured.Unstructured) (*Change, error) {
+	gvk := u.GroupVersionKind()
+	m, err := d.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if meta.IsNoMatchError(err) {
+		if d.kinds[gvk.GroupKind()] {
+			return created(key, u, "its CustomResourceDefinition is created by this render")
+		}
+		return nil, fmt.Errorf("%s: the cluster has no kind %s in %s: install its CustomResourceDefinition first", key, gvk.Kind, gvk.GroupVersion())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: finding the resource of kind %s in %s: %w", key, gvk.Kind, gvk.GroupVersion(), err)
+	}
+	var ri dynamic.ResourceInterface = d.dyn.Resource(m.Resource)
+	namespaced := m.Scope.Name() == meta.RESTScopeNameNamespace
+	ns := u.GetNamespace()
+	if namespaced {
+		if ns == "" {
+			ns = d.namespace
+			u.SetNamespace(ns)
+		}
+		ri = d.dyn.Resource(m.Resource).Namespace(ns)
+	} else if ns != "" {
+		u.SetNamespace("")
+	}
+	name := u.GetName()
+	live, err := ri.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		live = nil
+	} else if err != nil {
+		return nil, fmt.Errorf("%s: reading the live object: %w", key, err)
+	}
+	body, err := json.Marshal(u.Object)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
+	force := true
+	merged, err := ri.Patch(ctx, name, types.ApplyPatchType, body, metav1.PatchOptions{
+		DryRun: []string{metav1.DryRunAll}, FieldManager: FieldManager, Force: &force,
+	})
+	if err != nil {
+		if live == nil && namespaced && apierrors.IsNotFound(err) {
+			_, nerr := d.dyn.Resource(namespacesResource).Get(ctx, ns, metav1.GetOptions{})
+			switch {
+			case apierrors.IsNotFound(nerr) && d.namespaces[ns]:
+				return created(key, u, "its Namespace is created by this render")
+			case apierrors.IsNotFound(nerr):
+				return nil, fmt.Errorf("%s: namespace %q does not exist and the render does not create it", key, ns)
+			}
+		}
+		return nil, fmt.Errorf("%s: dry-run apply: %w", key, err)
+	}
+	var before map[string]any
+	if live != nil {
+		before = live.Object
+	}
+	action := Update
+	if live == nil {
+		action = Create
+	}
+	return change(key, action, "", before, merged.Object)
+}
+
+// created is the change of an object the server could not dry-run: the
+// rendered object, new.
+func created(key manifest.Key, u *unstructured.Unstructured, why string) (*Change, error) {
+	return change(key, Create, why, nil, u.Object)
+}
+
+// change diffs before (nil for a new object) with after, both cleaned and
+// masked; nil when they are equal.
+func change(key manifest.Key, action Action, unchecked string, before, after map[string]any) (*Change, error) {
+	after = Clean(after)
+	var a string
+	if before != nil {
+		before = Clean(before)
+		MaskSecret(before, after)
+		b, err := yaml.Marshal(before)
+		if err != nil {
+			return nil, fmt.Errorf("%s: encoding the live object: %w", key, err)
+		}
+		a = string(b)
+	} else {
+		MaskSecret(nil, after)
+	}
+	b, err := yaml.Marshal(after)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encoding the applied object: %w", key, err)
+	}
+	from, to := key.String()+" (live)", key.String()+" (after apply)"
+	if before == nil {
+		from, to = "/dev/null", key.String()+" (new)"
+		if unchecked != "" {
+			to = key.String() + " (new; not checked by the API server: " + unchecked + ")"
+		}
+	}
+	diff := tree.UnifiedDiff(from, to, a, string(b))
+	if diff == "" {
+		return nil, nil
+	}
+	return &Change{Key: key, Action: action, Unchecked: unchecked, Diff: diff}, nil
+}
+
+// lastApplied is kubectl's client-side apply record: a copy of the object
+// (Secret values included) that is noise in a diff.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// Clean returns a copy of obj without what the server maintains and a
+// reader does not need: managedFields, resourceVersion, generation, uid,
+// creationTimestamp, status and kubectl's last-applied annotation.
+func Clean(obj map[string]any) map[string]any {
+	obj = deepCopy(obj)
+	delete(obj, "status")
+	md, _ := obj["metadata"].(map[string]any)
+	if md == nil {
+		return obj
+	}
+	for _, f := range []string{"managedFields", "resourceVersion", "generation", "uid", "creationTimestamp", "selfLink"} {
+		delete(md, f)
+	}
+	if ann, ok := md["annotations"].(map[string]any); ok {
+		delete(ann, lastApplied)
+		if len(ann) == 0 {
+			delete(md, "annotations")
+		}
+	}
+	return obj
+}
+
+func deepCopy(obj map[string]any) map[string]any {
+	return copyValue(obj).(map[string]any)
+}
+
+func copyValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[k] = copyValue(x)
+		}
+		return m
+	case []any:
+		l := make([]any, len(v))
+		for i, x := range v {
+			l[i] = copyValue(x)
+		}
+		return l
+	}
+	return v
+}
+
+// Sensitive values shown in place of Secret data.
+const (
+	Sensitive        = "(sensitive)"
+	SensitiveChanged = "(sensitive, changed)"
+)
+
+// MaskSecret replaces, in place, the values of a core Secret's data and
+// stringData: with Sensitive, or on after with SensitiveChanged where the
+// value differs from before's (before may be nil: a new Secret). Other
+// objects are left alone.
+func MaskSecret(before, after map[string]any) {
+	if !isSecret(after) || before != nil && !isSecret(before) {
+		return
+	}
+	for _, field := range []string{"data", "stringData"} {
+		a, _ := after[field].(map[string]any)
+		var b map[string]any
+		if before != nil {
+			b, _ = before[field].(map[string]any)
+		}
+		for k, v := range a {
+			if old, ok := b[k]; ok && !equalValue(old, v) {
+				a[k] = SensitiveChanged
+			} else {
+				a[k] = Sensitive
+			}
+		}
+		for k := range b {
+			b[k] = Sensitive
+		}
+	}
+}
+
+func isSecret(obj map[string]any) bool {
+	return obj["kind"] == "Secret" && obj["apiVersion"] == "v1"
+}
+
+func equalValue(a, b any) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return errors.Join(err1, err2) == nil && string(ja) == string(jb)
+}
