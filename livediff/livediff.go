@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"sort"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,6 +22,7 @@ import (
 	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/yaml"
 
+	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/tree"
 )
@@ -54,6 +56,9 @@ type Action string
 const (
 	Create Action = "new"
 	Update Action = "changed"
+	// Prune: the live spec's inventory lists the object, the render no
+	// longer has it, and it exists: a pruning applier deletes it.
+	Prune Action = "pruned"
 )
 
 // Change is an object applying would create or change.
@@ -93,6 +98,7 @@ func Diff(ctx context.Context, cfg *rest.Config, objs []Object, opts Options) ([
 		namespace:  opts.Namespace,
 		namespaces: map[string]bool{},
 		kinds:      map[schema.GroupKind]bool{},
+		listed:     map[string]listedEntry{},
 	}
 	if d.namespace == "" {
 		d.namespace = metav1.NamespaceDefault
@@ -147,6 +153,9 @@ func Diff(ctx context.Context, cfg *rest.Config, objs []Object, opts Options) ([
 			out = append(out, *changes[i])
 		}
 	}
+	pruned, perrs := d.prunes(ctx, us)
+	out = append(out, pruned...)
+	errs = append(errs, perrs...)
 	if len(errs) > 0 {
 		return out, errs
 	}
@@ -154,6 +163,10 @@ func Diff(ctx context.Context, cfg *rest.Config, objs []Object, opts Options) ([
 }
 
 type differ struct {
+	mu sync.Mutex
+	// listed are the children the live specs' inventories list, with the
+	// spec that lists each, in the order found.
+	listed    map[string]listedEntry
 	dyn       dynamic.Interface
 	mapper    meta.RESTMapper
 	namespace string
@@ -232,6 +245,7 @@ func (d *differ) one(ctx context.Context, key manifest.Key, u *unstructured.Unst
 	var before map[string]any
 	if live != nil {
 		before = live.Object
+		d.recordInventory(key, live)
 	}
 	action := Update
 	if live == nil {
@@ -369,4 +383,90 @@ func equalValue(a, b any) bool {
 	ja, err1 := json.Marshal(a)
 	jb, err2 := json.Marshal(b)
 	return errors.Join(err1, err2) == nil && string(ja) == string(jb)
+}
+
+type listedEntry struct {
+	entry inventory.Entry
+	spec  manifest.Key
+}
+
+// identity names an object whatever its version: group/Kind/namespace/name.
+func identity(group, kind, namespace, name string) string {
+	return group + "/" + kind + "/" + namespace + "/" + name
+}
+
+// recordInventory keeps the children the live spec's inventory lists (a
+// spec wavesmith rendered carries wavesmith.io/inventory). An inventory
+// that does not parse is ignored: it was not written by wavesmith.
+func (d *differ) recordInventory(spec manifest.Key, live *unstructured.Unstructured) {
+	v, ok := live.GetAnnotations()[inventory.Inventory]
+	if !ok {
+		return
+	}
+	entries, err := inventory.Parse(v)
+	if err != nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, e := range entries {
+		id := identity(e.Group, e.Kind, e.Namespace, e.Name)
+		if _, seen := d.listed[id]; !seen {
+			d.listed[id] = listedEntry{entry: e, spec: spec}
+		}
+	}
+}
+
+// prunes returns, sorted by identity, the objects a live spec's inventory
+// lists that the render no longer has and that exist in the cluster.
+func (d *differ) prunes(ctx context.Context, rendered []*unstructured.Unstructured) ([]Change, []error) {
+	has := map[string]bool{}
+	for _, u := range rendered {
+		gvk := u.GroupVersionKind()
+		has[identity(gvk.Group, gvk.Kind, u.GetNamespace(), u.GetName())] = true
+	}
+	var ids []string
+	for id := range d.listed {
+		if !has[id] {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	var out []Change
+	var errs []error
+	for _, id := range ids {
+		l := d.listed[id]
+		e := l.entry
+		key := manifest.Key{Group: e.Group, Kind: e.Kind, Namespace: e.Namespace, Name: e.Name}
+		m, err := d.mapper.RESTMapping(schema.GroupKind{Group: e.Group, Kind: e.Kind}, e.Version)
+		if meta.IsNoMatchError(err) {
+			continue // its kind is gone: so is the object
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s (listed by %s): finding its resource: %w", key, l.spec, err))
+			continue
+		}
+		var ri dynamic.ResourceInterface = d.dyn.Resource(m.Resource)
+		if e.Namespace != "" {
+			ri = d.dyn.Resource(m.Resource).Namespace(e.Namespace)
+		}
+		live, err := ri.Get(ctx, e.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s (listed by %s): reading the live object: %w", key, l.spec, err))
+			continue
+		}
+		before := Clean(live.Object)
+		MaskSecret(before, deepCopy(before))
+		b, err := yaml.Marshal(before)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: encoding the live object: %w", key, err))
+			continue
+		}
+		diff := tree.UnifiedDiff(key.String()+" (live; listed by "+l.spec.String()+", no longer rendered)", "/dev/null", string(b), "")
+		out = append(out, Change{Key: key, Action: Prune, Diff: diff})
+	}
+	return out, errs
 }

@@ -36,10 +36,12 @@ creates cannot be dry-run yet: it is shown as new, as rendered, marked "not
 checked by the API server". A kind the cluster does not know and the render
 does not define is an error naming the object and the kind.
 
-Not shown: objects the cluster has that the render no longer has (what a
-pruning GitOps engine would delete) are not listed, and a field the render
-stopped setting that another field manager owns (Argo CD's, Flux's) is not
-shown as removed.
+Objects a live spec's inventory (wavesmith.io/inventory, written by the
+render that was applied) lists, that the render no longer has and that
+exist, are shown as deleted, after the others: a pruning GitOps engine
+deletes them. Not shown: objects no live spec lists (apply the render once
+for its specs to carry an inventory), and a field the render stopped
+setting that another field manager owns (Argo CD's, Flux's).
 
 The cluster is the current context of the kubeconfig (--kubeconfig, else
 KUBECONFIG, else ~/.kube/config, else the pod's service account); --context
@@ -123,13 +125,20 @@ func restConfig(kubeconfig, kubeContext string) (*rest.Config, string, error) {
 
 // summary counts the objects applying would create and change.
 func summary(changes []livediff.Change, total int) string {
-	var created, updated int
+	var created, updated, pruned int
 	for _, ch := range changes {
-		if ch.Action == livediff.Create {
+		switch ch.Action {
+		case livediff.Create:
 			created++
-		} else {
+		case livediff.Prune:
+			pruned++
+		default:
 			updated++
 		}
 	}
-	return fmt.Sprintf("applying would create %d and change %d of %d objects", created, updated, total)
+	s := fmt.Sprintf("applying would create %d and change %d of %d objects", created, updated, total)
+	if pruned > 0 {
+		s += fmt.Sprintf("; a pruning applier would delete %d no longer rendered", pruned)
+	}
+	return s
 }

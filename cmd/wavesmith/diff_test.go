@@ -305,7 +305,7 @@ func TestDiffMissingNamespace(t *testing.T) {
 
 func TestDiffHelp(t *testing.T) {
 	code, out, _ := wavesmith(t, "", "diff", "--help")
-	for _, want := range []string{livediff.FieldManager, "dryRun=All", "Not shown: objects the cluster has that the render no longer has", "Exit codes: 0 nothing would change", "--kubeconfig", "--context", "(sensitive)"} {
+	for _, want := range []string{livediff.FieldManager, "dryRun=All", "no longer has and that\nexist, are shown as deleted", "Exit codes: 0 nothing would change", "--kubeconfig", "--context", "(sensitive)"} {
 		if code != exitOK || !strings.Contains(out, want) {
 			t.Errorf("diff --help (exit %d) lacks %q", code, want)
 		}
@@ -335,5 +335,54 @@ func TestDiffUsage(t *testing.T) {
 		if code != exitUsage || out != "" {
 			t.Errorf("%s: exit %d (want %d), stdout %q, stderr %q", name, code, exitUsage, out, stderr)
 		}
+	}
+}
+
+// TestDiffPrune: a child the applied spec's inventory lists and the render
+// no longer has is shown as deleted, listed by its spec. The control: the
+// same cluster before the child was dropped shows nothing.
+func TestDiffPrune(t *testing.T) {
+	c, kubeconfig := cluster(t)
+	dir := t.TempDir()
+	write := func(name, content string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("ns.yaml", "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: prune-test\n")
+	write("component.yaml", "apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata:\n  name: settings\n  namespace: prune-test\nspec:\n  source:\n    kustomization:\n      path: kust\n")
+	write("kust/kustomization.yaml", "resources: [a.yaml, b.yaml]\n")
+	write("kust/a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  k: v\n")
+	write("kust/b.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\ndata:\n  k: v\n")
+
+	code, stream, stderr := wavesmith(t, "", "render", dir)
+	if code != exitOK {
+		t.Fatalf("render: %s", stderr)
+	}
+	applyStream(t, c, stream)
+	code, out, stderr := wavesmith(t, "", "diff", dir, "--kubeconfig", kubeconfig)
+	if code != exitOK || out != "" {
+		t.Fatalf("applied render (control): exit %d, stdout:\n%s\nstderr: %s", code, out, stderr)
+	}
+
+	write("kust/kustomization.yaml", "resources: [a.yaml]\n")
+	code, out, stderr = wavesmith(t, "", "diff", dir, "--kubeconfig", kubeconfig)
+	if code != exitError {
+		t.Fatalf("dropped child: exit %d, want 1; stdout:\n%s\nstderr: %s", code, out, stderr)
+	}
+	want := "--- ConfigMap/prune-test/b (live; listed by Component.wavesmith.io/prune-test/settings, no longer rendered)\n+++ /dev/null\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("dropped child: want %q in:\n%s", want, out)
+	}
+	if strings.Contains(out, "ConfigMap/prune-test/a ") {
+		t.Errorf("the kept child is shown:\n%s", out)
+	}
+	if !strings.Contains(stderr, "a pruning applier would delete 1 no longer rendered") {
+		t.Errorf("summary: %s", stderr)
 	}
 }
