@@ -39,11 +39,23 @@ type Processor struct {
 // Run reads a ResourceList from r and writes the result to w. The error
 // is non-nil when any result has severity error.
 func Run(ctx context.Context, r io.Reader, w io.Writer, base render.Options) error {
+	in, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("reading standard input: %w", err)
+	}
+	// kyaml's framework reads anything else as a plain stream of objects
+	// and prints a plain stream back, which kpt and kustomize cannot read.
+	if doc, err := yaml.Parse(string(in)); err != nil || doc.GetKind() != "ResourceList" {
+		return fmt.Errorf("%w: a KRM function reads one ResourceList (config.kubernetes.io/v1) on standard input, as kpt and kustomize send it; to render files, use wavesmith render", ErrNotResourceList)
+	}
 	p := &Processor{Options: base}
 	return framework.Execute(framework.ResourceListProcessorFunc(func(rl *framework.ResourceList) error {
 		return p.Process(ctx, rl)
-	}), &kio.ByteReadWriter{Reader: r, Writer: w, KeepReaderAnnotations: true})
+	}), &kio.ByteReadWriter{Reader: bytes.NewReader(in), Writer: w, KeepReaderAnnotations: true})
 }
+
+// ErrNotResourceList: the function's input is not a ResourceList.
+var ErrNotResourceList = errors.New("the input is not a ResourceList")
 
 // Process implements the function on one ResourceList.
 func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) error {
@@ -376,11 +388,28 @@ func packageBase(items []*yaml.RNode, reg generators.Registry) (string, error) {
 	if len(found) == 1 {
 		return found[0], nil
 	}
+	if len(found) == 0 && !anyFile(paths) {
+		// The items come from no file here (kustomize sends its own
+		// paths, a test or a pipe may send any): paths are relative to the
+		// current folder, and a source a spec names that is not there is
+		// reported by its generator.
+		return "", nil
+	}
 	return "", fmt.Errorf("%w: the specs' files (%s) are not below the current folder, and no single package folder below it holds them: run kpt from the package folder (kpt fn render --allow-exec .), or give the paths from where kpt runs", render.ErrOptions, strings.Join(paths, ", "))
 }
 
 // holdsAll reports whether each file dir/paths[i] holds an object named
 // like keys[i] (the namespace aside: kpt may have set one).
+// anyFile reports whether one of paths is a file from the current folder.
+func anyFile(paths []string) bool {
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
 func holdsAll(dir string, paths []string, keys []manifest.Key) bool {
 	for i, p := range paths {
 		f := filepath.Join(dir, p)
