@@ -321,25 +321,7 @@ func Clean(obj map[string]any) map[string]any {
 }
 
 func deepCopy(obj map[string]any) map[string]any {
-	return copyValue(obj).(map[string]any)
-}
-
-func copyValue(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(v))
-		for k, x := range v {
-			m[k] = copyValue(x)
-		}
-		return m
-	case []any:
-		l := make([]any, len(v))
-		for i, x := range v {
-			l[i] = copyValue(x)
-		}
-		return l
-	}
-	return v
+	return manifest.DeepCopyValue(obj).(map[string]any)
 }
 
 // Sensitive values shown in place of Secret data.
