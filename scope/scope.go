@@ -166,7 +166,18 @@ func ParseAPIResources(file string, data []byte) (*Table, error) {
 			}
 			continue
 		}
+		// A row with one word per column (no empty SHORTNAMES) is read by
+		// words, so that a file aligned by hand reads too; otherwise by
+		// the header's columns.
+		words := strings.Fields(text)
 		field := func(name string) string {
+			if len(words) == len(order) {
+				for i, o := range order {
+					if o == cols[name] {
+						return words[i]
+					}
+				}
+			}
 			start := cols[name]
 			if start >= len(text) {
 				return ""

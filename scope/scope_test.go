@@ -54,6 +54,11 @@ func TestParseAPIResources(t *testing.T) {
 			input:  kubectlWide,
 			want:   want{kinds: map[GroupKind]bool{{"cert-manager.io", "Issuer"}: true, {"cert-manager.io", "ClusterIssuer"}: false}},
 		},
+		"ByHand": {
+			reason: "a file written by hand, one word per column, need not be aligned",
+			input:  "APIVERSION NAMESPACED KIND\nkyverno.io/v1 false ClusterPolicy\nv1 true ConfigMap\n",
+			want:   want{kinds: map[GroupKind]bool{{"kyverno.io", "ClusterPolicy"}: false, {"", "ConfigMap"}: true}},
+		},
 		"NoHeader": {
 			reason: "--no-headers output cannot be split into columns",
 			input:  "issuers   cert-manager.io/v1   true   Issuer\n",

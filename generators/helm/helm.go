@@ -73,7 +73,7 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 	var objs, crds []*manifest.Object
 	var warns []manifest.Warning
 	for _, crd := range r.chart.CRDObjects() {
-		got, err := manifest.Decode(source(crd.Filename), crd.File.Data)
+		got, err := decode(source(crd.Filename), crd.File.Data)
 		if err != nil {
 			return generators.Result{}, chartError(spec, err)
 		}
@@ -81,7 +81,7 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 	}
 	kept := map[string]bool{} // templates whose output is in the result
 	for _, m := range r.manifests {
-		got, err := manifest.Decode(source(m.Name), []byte(m.Content))
+		got, err := decode(source(m.Name), []byte(m.Content))
 		if err != nil {
 			return generators.Result{}, chartError(spec, err)
 		}
@@ -191,4 +191,26 @@ func chartError(spec *manifest.Object, err error) error {
 		return me
 	}
 	return spec.FieldError(chartField, fmt.Errorf("%w: %v", ErrChart, err))
+}
+
+// decode reads a chart's output as helm install and Argo CD read it
+// (sigs.k8s.io/yaml, YAML 1.1): an unquoted on, off, yes, no, y or n is a
+// boolean, as the API server then receives it.
+func decode(file string, data []byte) ([]*manifest.Object, error) {
+	objs, err := manifest.Decode(file, data)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range objs {
+		v, err := o.YAML11()
+		if err != nil {
+			return nil, o.FieldError("", err)
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		o.Map = m
+	}
+	return objs, nil
 }

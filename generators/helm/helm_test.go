@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"helm.sh/helm/v3/pkg/chartutil"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/generators"
@@ -112,6 +113,13 @@ func TestEqualsHelmTemplate(t *testing.T) {
 			want, err := manifest.Decode("helm", helmTemplate(t, "rel", dir, "-n", "apps", "--include-crds", "--skip-tests", "--kube-version", "v1.33.0"))
 			if err != nil {
 				t.Fatal(err)
+			}
+			for _, o := range want { // as helm install reads its output
+				v, err := o.YAML11()
+				if err != nil {
+					t.Fatal(err)
+				}
+				o.Map = v.(map[string]any)
 			}
 			res, err := Generator{}.Generate(context.Background(), chartSpec(t, name), generators.Options{Root: root, KubeVersion: "v1.33.0"})
 			if err != nil {
@@ -432,5 +440,35 @@ func TestChartSymlinkLeak(t *testing.T) {
 	}
 	if !errors.Is(err, component.ErrOutsideRoot) || !strings.Contains(err.Error(), "leak") {
 		t.Errorf("want ErrOutsideRoot naming the file, got %v", err)
+	}
+}
+
+// TestOutputReadAsYAML11: a chart's output is read as helm install reads
+// it (sigs.k8s.io/yaml): "suspend: off" unquoted is the boolean false,
+// which the API server needs; a quoted "on" stays a string. Compared with
+// the real helm template's output read the same way.
+func TestOutputReadAsYAML11(t *testing.T) {
+	res, err := generate(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/yaml11-output"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Objects) != 1 {
+		t.Fatalf("%d objects, want the CronJob", len(res.Objects))
+	}
+	o := res.Objects[0]
+	spec, _ := o.Map["spec"].(map[string]any)
+	if diff := cmp.Diff(false, spec["suspend"]); diff != "" {
+		t.Errorf("spec.suspend (-want +got):\n%s", diff)
+	}
+	if got := o.Labels()["quoted"]; got != "on" {
+		t.Errorf("the quoted label is %#v, want the string on", got)
+	}
+	out := helmTemplate(t, "rel", filepath.Join(root, "testdata", "charts", "yaml11-output"))
+	var fromHelm map[string]any
+	if err := sigsyaml.Unmarshal(out, &fromHelm); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(fromHelm["spec"].(map[string]any)["suspend"], spec["suspend"]); diff != "" {
+		t.Errorf("spec.suspend differs from helm template's as sigs.k8s.io/yaml reads it (-helm +wavesmith):\n%s", diff)
 	}
 }

@@ -18,7 +18,7 @@ import (
 // hooks. It returns no object for hooks that do not run on install, which
 // are left out before anything only kept hooks need is checked.
 func translateHook(h *release.Hook, file string, wave int) ([]*manifest.Object, []manifest.Warning, error) {
-	objs, err := manifest.Decode(file, []byte(h.Manifest))
+	objs, err := decode(file, []byte(h.Manifest))
 	if err != nil {
 		return nil, nil, err
 	}

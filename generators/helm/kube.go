@@ -2,6 +2,8 @@ package helm
 
 import (
 	"fmt"
+	"runtime/debug"
+	"sync"
 
 	"helm.sh/helm/v3/pkg/chartutil"
 
@@ -22,7 +24,32 @@ func capabilities(opts generators.Options) (*chartutil.Capabilities, error) {
 		return nil, fmt.Errorf("kube version %q: %v", kv, err)
 	}
 	caps.KubeVersion = *parsed
+	// Released helm binaries stamp their version (v3.22.0) with ldflags; the
+	// SDK alone says v3.22. Charts read it (.Capabilities.HelmVersion).
+	caps.HelmVersion.Version = sdkVersion()
 	// A fresh slice: the default set is shared by all renders.
 	caps.APIVersions = append(append(chartutil.VersionSet{}, chartutil.DefaultVersionSet...), opts.APIVersions...)
 	return caps, nil
 }
+
+// fallbackSDKVersion is offered when the binary carries no module
+// information (test binaries). Keep it at helm.sh/helm/v3 in go.mod (a
+// test checks).
+const fallbackSDKVersion = "v3.22.0"
+
+// sdkVersion is the version of the Helm SDK module wavesmith is built with.
+var sdkVersion = sync.OnceValue(func() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return fallbackSDKVersion
+	}
+	for _, m := range info.Deps {
+		if m.Path == "helm.sh/helm/v3" {
+			if m.Replace != nil {
+				m = m.Replace
+			}
+			return m.Version
+		}
+	}
+	return fallbackSDKVersion
+})

@@ -2,7 +2,9 @@ package helm
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -26,5 +28,26 @@ func TestDefaultCapabilities(t *testing.T) {
 	}
 	if diff := cmp.Diff(withoutAdditions(want), withoutAdditions(res.Objects)); diff != "" {
 		t.Errorf("-helm template +wavesmith:\n%s", diff)
+	}
+}
+
+// TestHelmVersion: charts see the Helm SDK's full version, as released
+// helm binaries report it (v3.22.0), not the SDK's source default (v3.22);
+// the fallback of binaries without module information is go.mod's.
+func TestHelmVersion(t *testing.T) {
+	caps, err := capabilities(generators.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := os.ReadFile(filepath.Join("..", "..", "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^\s*helm\.sh/helm/v3 (v\S+)`).FindSubmatch(mod)
+	if m == nil {
+		t.Fatal("go.mod does not require helm.sh/helm/v3")
+	}
+	if want := string(m[1]); caps.HelmVersion.Version != want || fallbackSDKVersion != want {
+		t.Errorf(".Capabilities.HelmVersion.Version = %q, fallback %q; want go.mod's %s", caps.HelmVersion.Version, fallbackSDKVersion, want)
 	}
 }

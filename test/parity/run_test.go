@@ -8,8 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
+	"text/tabwriter"
 )
 
 // Versions of the reference tools the corpus is checked against.
@@ -266,7 +268,7 @@ func (tl tools) renderTool(t *testing.T, r repo, cs caseSpec, v variation) ([]by
 // renderWavesmith renders the variation's Component with wavesmith.
 func (tl tools) renderWavesmith(t *testing.T, r repo, v variation) ([]byte, string, error) {
 	t.Helper()
-	args := []string{"render", r.component}
+	args := []string{"render", r.component, "--api-resources", apiResourcesFile(t)}
 	if v.KubeVersion != "" {
 		args = append(args, "--kube-version", v.KubeVersion)
 	}
@@ -274,4 +276,30 @@ func (tl tools) renderWavesmith(t *testing.T, r repo, v variation) ([]byte, stri
 		args = append(args, "--api-versions", strings.Join(v.APIVersions, ","))
 	}
 	return run(r.dir, t.TempDir(), tl.wavesmith, args...)
+}
+
+// apiResourcesFile writes knownScopes as kubectl api-resources prints them:
+// what a user gives wavesmith (--api-resources) from a cluster where those
+// CRDs are installed. The tools' side gets the same table (normalize_test.go,
+// release-namespace), so that scope is no difference and the rest is.
+func apiResourcesFile(t *testing.T) string {
+	t.Helper()
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 8, 3, ' ', 0)
+	fmt.Fprintln(w, "NAME\tSHORTNAMES\tAPIVERSION\tNAMESPACED\tKIND")
+	kinds := make([]string, 0, len(knownScopes))
+	for gk := range knownScopes {
+		kinds = append(kinds, gk)
+	}
+	sort.Strings(kinds)
+	for _, gk := range kinds {
+		group, kind, _ := strings.Cut(gk, "/")
+		fmt.Fprintf(w, "%ss\t\t%s/v1\t%t\t%s\n", strings.ToLower(kind), group, knownScopes[gk], kind)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "api-resources.txt")
+	writeFile(t, p, b.String())
+	return p
 }
