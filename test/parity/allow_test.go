@@ -18,6 +18,12 @@ var (
 	}
 )
 
+// fluxVariables: Flux's post-build substitution inputs.
+var fluxVariables = allowance{
+	reason:         "the kustomization holds ${var} placeholders in label values, which kustomize-controller substitutes after kustomize build (postBuild.substitute); wavesmith renders before Flux and refuses label values the API server would refuse (README, Hostile input). Substitute before rendering, or keep such folders as Flux Kustomizations of their own",
+	wavesmithError: `refused by the API server's rules: Invalid value: "${cluster_`,
+}
+
 // allowList holds the intended differences by case/variation. An entry
 // whose variation renders in wavesmith, or fails otherwise, fails the
 // suite, so that it cannot outlive the behaviour it excuses. README.md
@@ -30,6 +36,20 @@ var allowList = map[string]allowance{
 	"gatekeeper/chart/pre-delete-hook": {
 		reason:         "README (Charts): pre-delete, post-delete and hook-failed hooks are errors, since a GitOps engine deletes objects without running hooks",
 		wavesmithError: "pre-delete hooks cannot run",
+	},
+	"flux2/build-kustomization/var-substitution/default": fluxVariables,
+	"flux-pkg/kustomize/resources/default":               fluxVariables,
+	"helm/chartutil/subpop/default": {
+		reason:         "Helm's own test chart ships a CRD named testCRDs; the API server refuses upper case in names, and wavesmith refuses what the API server would (DESIGN.md, Trust)",
+		wavesmithError: `"testCRDs"; a lowercase RFC 1123 subdomain`,
+	},
+	"helm/chartutil/subpop/alias-enabled": {
+		reason:         "the same CRD named testCRDs (subpop/default)",
+		wavesmithError: `"testCRDs"; a lowercase RFC 1123 subdomain`,
+	},
+	"helm/chartutil/subpop/tag-reenables-parent": {
+		reason:         "the same CRD named testCRDs (subpop/default)",
+		wavesmithError: `"testCRDs"; a lowercase RFC 1123 subdomain`,
 	},
 	"metrics-server/manifests/overlays/release/default":          leavesFolder,
 	"metrics-server/manifests/overlays/release-ha-1.21+/default": leavesFolder,

@@ -82,9 +82,9 @@ type variation struct {
 	// the output must not change.
 	ComponentConfig string `json:"componentConfig,omitempty"`
 	// Random marks a chart that draws random values (randAlphaNum for a
-	// password): the tool's output differs from run to run, so only the
-	// objects' keys are compared, and wavesmith must give the same bytes
-	// on a second render (README: deterministic output).
+	// password): the output of both tools differs from run to run, so only
+	// the objects' keys are compared, and wavesmith must warn, naming the
+	// template and the function (README, Charts).
 	Random bool `json:"random,omitempty"`
 }
 
