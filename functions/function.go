@@ -24,6 +24,7 @@ import (
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
+	"github.com/wavesmith/wavesmith/tree"
 )
 
 // Processor is the KRM function: it renders every spec in the
@@ -39,13 +40,18 @@ type Processor struct {
 // Run reads a ResourceList from r and writes the result to w. The error
 // is non-nil when any result has severity error.
 func Run(ctx context.Context, r io.Reader, w io.Writer, base render.Options) error {
-	in, err := io.ReadAll(r)
+	in, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
 	if err != nil {
 		return fmt.Errorf("reading standard input: %w", err)
 	}
-	// kyaml's framework reads anything else as a plain stream of objects
-	// and prints a plain stream back, which kpt and kustomize cannot read.
-	if doc, err := yaml.Parse(string(in)); err != nil || doc.GetKind() != "ResourceList" {
+	if len(in) > MaxInput {
+		return fmt.Errorf("%w: standard input holds more than %d bytes", tree.ErrTooLarge, MaxInput)
+	}
+	// kyaml's framework reads a document of another kind as a plain stream
+	// of objects and prints a plain stream back, which kpt and kustomize
+	// cannot read. What does not parse is left to the framework, whose
+	// error names the line.
+	if doc, err := yaml.Parse(string(in)); err == nil && doc.GetKind() != "ResourceList" {
 		return fmt.Errorf("%w: a KRM function reads one ResourceList (config.kubernetes.io/v1) on standard input, as kpt and kustomize send it; to render files, use wavesmith render", ErrNotResourceList)
 	}
 	p := &Processor{Options: base}
@@ -53,6 +59,11 @@ func Run(ctx context.Context, r io.Reader, w io.Writer, base render.Options) err
 		return p.Process(ctx, rl)
 	}), &kio.ByteReadWriter{Reader: bytes.NewReader(in), Writer: w, KeepReaderAnnotations: true})
 }
+
+// MaxInput bounds the ResourceList read from standard input (the files
+// of a whole kpt package, which wavesmith reads one by one elsewhere, up
+// to tree.MaxFileSize each).
+const MaxInput = 64 << 20
 
 // ErrNotResourceList: the function's input is not a ResourceList.
 var ErrNotResourceList = errors.New("the input is not a ResourceList")
