@@ -114,7 +114,11 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 	if len(rl.Results) > 0 {
 		return rl.Results
 	}
-	res, err := render.Render(ctx, render.WithoutComponentSources(objs), opts)
+	objs, err = render.WithoutComponentSources(objs)
+	var res *render.Result
+	if err == nil {
+		res, err = render.Render(ctx, objs, opts)
+	}
 	if err != nil {
 		for _, e := range flatten(err) {
 			rl.Results = append(rl.Results, errorResult(e))

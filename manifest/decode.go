@@ -132,7 +132,10 @@ func expandList(obj *Object) ([]*Object, error) {
 		}
 		return []*Object{obj}, nil
 	}
-	raw, _ := obj.Map["items"].([]any)
+	raw, ok := obj.Map["items"].([]any)
+	if !ok && obj.Map["items"] != nil {
+		return nil, obj.FieldError("items", fmt.Errorf("%w: the items of a %s must be a list, not %s", ErrNotObject, kind, TypeName(obj.Map["items"])))
+	}
 	var out []*Object
 	for i, it := range raw {
 		m, ok := it.(map[string]any)

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -119,4 +120,22 @@ func (o *Object) Warn(field, message string) Warning {
 func (w Warning) String() string {
 	e := Error{File: w.File, Object: w.Object, Field: w.Field, Err: errors.New(w.Message)}
 	return e.Error()
+}
+
+// TypeName names the type of a decoded value for messages: "a mapping",
+// "a list", "a number", "a boolean", "null", "string".
+func TypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case int64, float64:
+		return "a number"
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	}
+	return fmt.Sprintf("%T", v)
 }

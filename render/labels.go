@@ -67,7 +67,7 @@ func checkMetadata(obj *manifest.Object) error {
 	for _, field := range []string{"name", "namespace"} {
 		if v, ok := meta[field]; ok && v != nil {
 			if _, isString := v.(string); !isString {
-				errs = append(errs, obj.FieldError("metadata."+field, fmt.Errorf("%w: must be a string, not %s", manifest.ErrInvalid, typeName(v))))
+				errs = append(errs, obj.FieldError("metadata."+field, fmt.Errorf("%w: must be a string, not %s", manifest.ErrInvalid, manifest.TypeName(v))))
 			}
 		}
 	}
@@ -94,7 +94,7 @@ func checkMetadata(obj *manifest.Object) error {
 		}
 		for _, k := range manifest.SortedKeys(m) {
 			if _, ok := m[k].(string); !ok {
-				errs = append(errs, obj.FieldError("metadata."+field+"."+k, fmt.Errorf("%w: value must be a string, not %s", manifest.ErrInvalid, typeName(m[k]))))
+				errs = append(errs, obj.FieldError("metadata."+field+"."+k, fmt.Errorf("%w: value must be a string, not %s", manifest.ErrInvalid, manifest.TypeName(m[k]))))
 			}
 		}
 	}
@@ -105,20 +105,4 @@ func checkMetadata(obj *manifest.Object) error {
 		errs = append(errs, obj.FieldError(v.field, apiError(v.msgs)))
 	}
 	return manifest.Join(errs)
-}
-
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case int64, float64:
-		return "a number"
-	case map[string]any:
-		return "a mapping"
-	case []any:
-		return "a list"
-	}
-	return fmt.Sprintf("%T", v)
 }

@@ -59,19 +59,8 @@ func checkLifecycleValue(key, v string) (string, error) {
 }
 
 func checkStatusHint(v string) error {
-	for _, h := range strings.Split(v, ",") {
-		h = strings.TrimSpace(h)
-		switch {
-		case h == "has-observed-generation", h == "has-ready-condition":
-		case strings.HasPrefix(h, "conditions="):
-			for _, c := range strings.Split(strings.TrimPrefix(h, "conditions="), ";") {
-				if strings.TrimSpace(c) == "" {
-					return fmt.Errorf("%w: status hint %q has an empty condition type", ErrAnnotation, h)
-				}
-			}
-		default:
-			return fmt.Errorf("%w: status hint %q is not one of has-observed-generation, has-ready-condition, conditions=A;B", ErrAnnotation, h)
-		}
+	if err := inventory.ValidateStatusHint(v); err != nil {
+		return fmt.Errorf("%w: %w", ErrAnnotation, err)
 	}
 	return nil
 }

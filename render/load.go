@@ -406,20 +406,29 @@ func FindRepository(dir string) (string, bool) {
 
 // WithoutComponentSources drops the objects that come from files a
 // Component among objs reads (its kustomization folder, its values files):
-// they are rendered through the Component, not on their own. Specs are
-// kept: a spec is never a source.
-func WithoutComponentSources(objs []*manifest.Object) []*manifest.Object {
+// they are rendered through the Component, not on their own. A spec is
+// never a source: a file a Component reads that holds a spec is an error
+// naming both (ErrSourceCoversSpec), as Load reports it.
+func WithoutComponentSources(objs []*manifest.Object) ([]*manifest.Object, error) {
 	used := componentSources([][]*manifest.Object{objs})
 	if len(used) == 0 {
-		return objs
+		return objs, nil
 	}
 	out := objs[:0:0]
+	var errs []error
 	for _, o := range objs {
-		if o.Source.File == "" || used.covering(o.Source.File) == nil || specGKs[o.Group()+"/"+o.Kind()] {
-			out = append(out, o) // a spec is never dropped as a source
+		src := (*source)(nil)
+		if o.Source.File != "" {
+			src = used.covering(o.Source.File)
+		}
+		switch {
+		case src == nil:
+			out = append(out, o)
+		case specGKs[o.Group()+"/"+o.Kind()]:
+			errs = append(errs, src.obj.FieldError(src.field, fmt.Errorf("%w: %s covers %s, which holds %s: a spec is never a source", ErrSourceCoversSpec, src.path, o.Source.File, o.Key())))
 		}
 	}
-	return out
+	return out, sortedJoin(errs)
 }
 
 // componentGK: until Load takes the generators' Reader interface, the

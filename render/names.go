@@ -71,6 +71,18 @@ func nameFunc(group, kind string) apivalidation.ValidateNameFunc {
 // nameViolations checks the name and the namespace of k.
 func nameViolations(k manifest.Key) []violation {
 	var out []violation
+	// The API server serves a kind under its lower-case plural, a DNS-1035
+	// label, and a group under a DNS-1123 subdomain (apiextensions'
+	// validation of CRD names): anything else is no type it can serve,
+	// and would name paths of the tree.
+	if msgs := validation.IsDNS1035Label(strings.ToLower(k.Kind)); len(msgs) > 0 {
+		out = append(out, violation{"kind", quoted(k.Kind, msgs)})
+	}
+	if k.Group != "" {
+		if msgs := validation.IsDNS1123Subdomain(k.Group); len(msgs) > 0 {
+			out = append(out, violation{"apiVersion", quoted(k.Group, append([]string{"the group"}, msgs...))})
+		}
+	}
 	if msgs := nameFunc(k.Group, k.Kind)(k.Name, false); len(msgs) > 0 {
 		out = append(out, violation{"metadata.name", quoted(k.Name, msgs)})
 	}

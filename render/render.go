@@ -255,6 +255,9 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options) 
 		if c.Source.File == "" {
 			c.Source = o.Source
 		}
+		if err := checkKnownAnnotations(c); err != nil {
+			errs = append(errs, err)
+		}
 		if err := adoptEngineWaves(c); err != nil {
 			errs = append(errs, err)
 		}
@@ -546,6 +549,24 @@ func sortedJoin(errs []error) error {
 		}
 		flat = append(flat, e)
 	}
-	sort.SliceStable(flat, func(i, j int) bool { return flat[i].Error() < flat[j].Error() })
-	return manifest.Join(flat)
+	// By file, object and field path, so that the mistakes of one object
+	// read in the order of its fields, then by the whole text.
+	keys := make([]string, len(flat))
+	for i, e := range flat {
+		var me *manifest.Error
+		if errors.As(e, &me) {
+			keys[i] = me.File + "\x00" + me.Object + "\x00" + me.Field + "\x00"
+		}
+		keys[i] += e.Error()
+	}
+	idx := make([]int, len(flat))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
+	sorted := make([]error, len(flat))
+	for i, j := range idx {
+		sorted[i] = flat[j]
+	}
+	return manifest.Join(sorted)
 }

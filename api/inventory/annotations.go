@@ -3,6 +3,7 @@ package inventory
 import (
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // Prefix is the prefix of every native wavesmith annotation.
@@ -99,4 +100,25 @@ func ParseOrder(v string) (int, error) {
 		return 0, fmt.Errorf("%q is not an integer in -32768..32767", v)
 	}
 	return int(n), nil
+}
+
+// ValidateStatusHint checks a wavesmith.io/status-hint value: a
+// comma-separated list of has-observed-generation, has-ready-condition and
+// conditions=A;B.
+func ValidateStatusHint(v string) error {
+	for _, h := range strings.Split(v, ",") {
+		h = strings.TrimSpace(h)
+		switch {
+		case h == "has-observed-generation", h == "has-ready-condition":
+		case strings.HasPrefix(h, "conditions="):
+			for _, c := range strings.Split(strings.TrimPrefix(h, "conditions="), ";") {
+				if strings.TrimSpace(c) == "" {
+					return fmt.Errorf("status hint %q has an empty condition type", h)
+				}
+			}
+		default:
+			return fmt.Errorf("status hint %q is not one of has-observed-generation, has-ready-condition, conditions=A;B", h)
+		}
+	}
+	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
+	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/tree"
@@ -75,6 +76,9 @@ func Decode(spec *manifest.Object) (*v1alpha1.Component, error) {
 			return nil, spec.FieldError(path+".kind", fmt.Errorf("%w: a kind is required", manifest.ErrInvalid))
 		case h.Hint == "":
 			return nil, spec.FieldError(path+".hint", fmt.Errorf("%w: a hint is required (has-observed-generation, has-ready-condition, conditions=A;B)", manifest.ErrInvalid))
+		}
+		if err := inventory.ValidateStatusHint(h.Hint); err != nil {
+			return nil, spec.FieldError(path+".hint", fmt.Errorf("%w: %w", manifest.ErrInvalid, err))
 		}
 	}
 	for i, s := range c.Spec.Scopes {

@@ -90,13 +90,16 @@ func Decode(spec *manifest.Object) (*v1alpha1.Kaoto, error) {
 	if !ok {
 		return nil, spec.FieldError("spec", wrongType("a mapping", raw))
 	}
-	for key, v := range m {
+	var errs []error
+	for _, key := range manifest.SortedKeys(m) {
+		v := m[key]
 		path := "spec." + key
 		switch key {
 		case "image":
 			s, err := str(spec, path, v)
 			if err != nil {
-				return nil, err
+				errs = append(errs, err)
+				continue
 			}
 			k.Spec.Image = s
 		case "ingress":
@@ -105,14 +108,16 @@ func Decode(spec *manifest.Object) (*v1alpha1.Kaoto, error) {
 			}
 			im, ok := v.(map[string]any)
 			if !ok {
-				return nil, spec.FieldError(path, wrongType("a mapping", v))
+				errs = append(errs, spec.FieldError(path, wrongType("a mapping", v)))
+				continue
 			}
 			k.Spec.Ingress = &v1alpha1.IngressSpec{}
-			for ik, iv := range im {
+			for _, ik := range manifest.SortedKeys(im) {
 				ipath := path + "." + ik
-				s, err := str(spec, ipath, iv)
+				s, err := str(spec, ipath, im[ik])
 				if err != nil {
-					return nil, err
+					errs = append(errs, err)
+					continue
 				}
 				switch ik {
 				case "host":
@@ -120,12 +125,15 @@ func Decode(spec *manifest.Object) (*v1alpha1.Kaoto, error) {
 				case "path":
 					k.Spec.Ingress.Path = s
 				default:
-					return nil, spec.FieldError(ipath, unknownField(ik, "host, path"))
+					errs = append(errs, spec.FieldError(ipath, unknownField(ik, "host, path")))
 				}
 			}
 		default:
-			return nil, spec.FieldError(path, unknownField(key, "image, ingress"))
+			errs = append(errs, spec.FieldError(path, unknownField(key, "image, ingress")))
 		}
+	}
+	if len(errs) > 0 {
+		return nil, manifest.Join(errs)
 	}
 	return k, nil
 }
