@@ -591,7 +591,7 @@ func TestPluginParameters(t *testing.T) {
 	}
 	want := []announced{
 		{"platform", ""}, {"dialects", "array"}, {"wave", ""}, {"adoption-policy", ""},
-		{"update-policy", ""}, {"delete-policy", ""}, {"reconcile-policy", ""},
+		{"update-policy", ""}, {"delete-policy", ""}, {"reconcile-policy", ""}, {"timeout", ""},
 	}
 	if diff := gocmp.Diff(want, got); diff != "" {
 		t.Errorf("announced parameters (-want +got):\n%s", diff)
@@ -600,7 +600,7 @@ func TestPluginParameters(t *testing.T) {
 	// Every announced parameter set at once is accepted.
 	samples := map[string]string{
 		"platform": "openshift", "wave": "1", "adoption-policy": "always", "update-policy": "replace",
-		"delete-policy": "orphan", "reconcile-policy": "once",
+		"delete-policy": "orphan", "reconcile-policy": "once", "timeout": "90s",
 	}
 	var params v1alpha1.ApplicationSourcePluginParameters
 	for _, p := range resp.GetParameterAnnouncements() {
