@@ -70,6 +70,9 @@ func renderChart(dir string, values map[string]any, rel chartutil.ReleaseOptions
 	if err := checkDependencies(chrt); err != nil {
 		return nil, failed(chartField, "%s: %v", dir, err)
 	}
+	if err := checkSchemas(chrt, dir); err != nil {
+		return nil, failed(chartField, "%v", err)
+	}
 	if err := chartutil.ValidateReleaseName(rel.Name); err != nil {
 		return nil, failed(nameField, "release name %q: %v", rel.Name, err)
 	}

@@ -10,7 +10,14 @@
 // function wrapped (probe.go): hostile charts fail with ErrBudget before
 // they allocate too much, rendering stops at the context's deadline, and
 // templates calling functions whose result changes on every render are
-// reported as warnings.
+// reported as warnings. tpl may nest 100 deep (Helm sets no bound: a
+// value calling tpl on itself would recurse until memory ran out).
+//
+// A values.schema.json (the chart's or a subchart's) may refer only
+// within itself ("#..."): Helm's schema compiler would fetch a $ref,
+// $dynamicRef or $recursiveRef naming a URL, read one naming a file, and
+// fetch a $schema that is not an embedded JSON Schema draft, so such a
+// schema is refused before Helm validates anything.
 //
 // Inline spec.values are read from the spec's text as Helm reads values
 // files (YAML 1.1, see manifest.Object.YAML11), and charts see

@@ -92,6 +92,8 @@ type probe struct {
 	work    int64
 	output  int64
 	running atomic.Pointer[string]
+	// tplDepth is how deep tpl calls nest now.
+	tplDepth int
 	// calls maps a template to the nondeterministic functions it called
 	// (itself or through include and tpl).
 	calls map[string]map[string]bool
@@ -339,11 +341,21 @@ func (p *probe) include(t *template.Template, included map[string]int) func(stri
 // recursionMax is how deep Helm lets include nest one name.
 const recursionMax = 1000
 
+// tplDepthMax is how deep the probe lets tpl calls nest. Helm sets no
+// bound: a value that calls tpl on itself recurses until memory runs
+// out, each level holding a copy of the chart's templates.
+const tplDepthMax = 100
+
 // tpl is Helm's tpl: the text is parsed on a clone of the templates, whose
 // include and tpl see the clone.
 func (p *probe) tpl(parent *template.Template, included map[string]int) func(string, any) (string, error) {
 	return func(text string, vals any) (string, error) {
 		p.check()
+		if p.tplDepth >= tplDepthMax {
+			return "", overBudget("tpl calls nest more than %d deep (does a value call tpl on itself?)", tplDepthMax)
+		}
+		p.tplDepth++
+		defer func() { p.tplDepth-- }()
 		t, err := parent.Clone()
 		if err != nil {
 			return "", err
