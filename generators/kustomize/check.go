@@ -14,6 +14,8 @@ import (
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/types"
 	sigsyaml "sigs.k8s.io/yaml"
+
+	wstree "github.com/wavesmith/wavesmith/tree"
 )
 
 // KRM function annotations: a plugin configuration carrying one runs an
@@ -110,6 +112,9 @@ func (c *checker) kustomization(dir string, plugins bool) error {
 	if err != nil {
 		return err
 	}
+	if line, err := yamlBudget(src); err != nil {
+		return c.j.refuse(c.t.source(file), line, "", "%w", err)
+	}
 	var k types.Kustomization
 	if err := k.Unmarshal(src); err != nil {
 		return c.j.refuse(c.t.source(file), 0, "", "%v", err)
@@ -170,50 +175,59 @@ func (k *kustCheck) run(kust *types.Kustomization) error {
 		}
 	}
 	// Fields naming files only, each with its path.
+	// yaml: kustomize parses the file as YAML (or JSON); the other files
+	// (generator sources) are data.
 	type entry struct {
-		f field
-		p string
+		f    field
+		p    string
+		yaml bool
 	}
 	var files []entry
-	add := func(p string, f ...any) {
+	add := func(yaml bool, p string, f ...any) {
 		if p != "" {
-			files = append(files, entry{field(f), p})
+			files = append(files, entry{field(f), p, yaml})
 		}
 	}
+	// Inline patches are YAML kustomize parses too.
+	var inline []entry
 	for i, p := range kust.Crds {
-		add(p, "crds", i)
+		add(true, p, "crds", i)
 	}
 	for i, p := range kust.Configurations {
-		add(p, "configurations", i)
+		add(true, p, "configurations", i)
 	}
 	//lint:ignore SA1019 deprecated in kustomize, yet kustomize build still reads it from users' files: every path it names must be checked
 	for i, p := range kust.PatchesStrategicMerge {
-		if !inlineYAML(string(p)) {
-			add(string(p), "patchesStrategicMerge", i)
+		if inlineYAML(string(p)) {
+			inline = append(inline, entry{field{"patchesStrategicMerge", i}, string(p), true})
+		} else {
+			add(true, string(p), "patchesStrategicMerge", i)
 		}
 	}
 	//lint:ignore SA1019 deprecated in kustomize, yet kustomize build still reads it from users' files: every path it names must be checked
 	for i, p := range kust.PatchesJson6902 {
-		add(p.Path, "patchesJson6902", i, "path")
+		add(true, p.Path, "patchesJson6902", i, "path")
+		inline = append(inline, entry{field{"patchesJson6902", i, "patch"}, p.Patch, true})
 	}
 	for i, p := range kust.Patches {
-		add(p.Path, "patches", i, "path")
+		add(true, p.Path, "patches", i, "path")
+		inline = append(inline, entry{field{"patches", i, "patch"}, p.Patch, true})
 	}
 	for i, r := range kust.Replacements {
-		add(r.Path, "replacements", i, "path")
+		add(true, r.Path, "replacements", i, "path")
 	}
-	add(kust.OpenAPI["path"], "openapi", "path")
+	add(true, kust.OpenAPI["path"], "openapi", "path")
 	gens := func(name string, i int, s types.KvPairSources) {
 		for n, p := range s.FileSources {
 			if _, after, ok := strings.Cut(p, "="); ok {
 				p = after
 			}
-			add(p, name, i, "files", n)
+			add(false, p, name, i, "files", n)
 		}
 		for n, p := range s.EnvSources {
-			add(p, name, i, "envs", n)
+			add(false, p, name, i, "envs", n)
 		}
-		add(s.EnvSource, name, i, "env")
+		add(false, s.EnvSource, name, i, "env")
 	}
 	for i, g := range kust.ConfigMapGenerator {
 		gens("configMapGenerator", i, g.KvPairSources)
@@ -221,10 +235,60 @@ func (k *kustCheck) run(kust *types.Kustomization) error {
 	for i, g := range kust.SecretGenerator {
 		gens("secretGenerator", i, g.KvPairSources)
 	}
-	for _, e := range files {
-		if _, _, err := k.ref(e.f, e.p, fileRef); err != nil {
+	for _, e := range inline {
+		if err := k.inline(e.f, e.p); err != nil {
 			return err
 		}
+	}
+	for _, e := range files {
+		t, _, err := k.ref(e.f, e.p, fileRef)
+		if err != nil {
+			return err
+		}
+		if err := k.contents(e.f, t, e.yaml); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// contents checks the file t (relative to the folder) the kustomization
+// names at f, before kustomize reads it: kustomize reads a file
+// whole and expands every YAML alias. A file of more than
+// wstree.MaxFileSize bytes is refused unread; a file kustomize parses
+// as YAML (isYAML) is refused when its aliases expand beyond the
+// decoding budgets (manifest.MaxAliasNodes, manifest.MaxNodes).
+func (k *kustCheck) contents(f field, t string, isYAML bool) error {
+	e, ok, err := k.t.stat(t)
+	switch {
+	case err != nil:
+		return err
+	case !ok || e.dir:
+		return nil // ref has checked it; kustomize reports a change
+	case e.size > wstree.MaxFileSize:
+		return k.fail(f, "%s: %w: %d bytes, more than %d (the most wavesmith reads)", k.j.path(k.t.source(t)), wstree.ErrTooLarge, e.size, wstree.MaxFileSize)
+	}
+	if !isYAML {
+		return nil
+	}
+	b, err := k.t.readFile(t)
+	if err != nil {
+		return err
+	}
+	if line, err := yamlBudget(b); err != nil {
+		return k.fail(f, "%s:%d: %w", k.j.path(k.t.source(t)), line, err)
+	}
+	return nil
+}
+
+// inline checks YAML the kustomization holds as a string at f (an
+// inline patch or plugin configuration), which kustomize parses too.
+func (k *kustCheck) inline(f field, s string) error {
+	if s == "" {
+		return nil
+	}
+	if line, err := yamlBudget([]byte(s)); err != nil {
+		return k.fail(f, "inline YAML line %d: %w", line, err)
 	}
 	return nil
 }
@@ -239,6 +303,9 @@ func (k *kustCheck) resource(f field, p string, want int) error {
 	if isDir {
 		return k.kustomization(t, k.plugins)
 	}
+	if err := k.contents(f, t, true); err != nil {
+		return err
+	}
 	if k.plugins {
 		return k.pluginFile(f, t)
 	}
@@ -250,6 +317,9 @@ func (k *kustCheck) resource(f field, p string, want int) error {
 // whose resources are configurations.
 func (k *kustCheck) plugin(f field, p string) error {
 	if inlineYAML(p) {
+		if err := k.inline(f, p); err != nil {
+			return err
+		}
 		return k.pluginConfigs(f, k.t.source(k.file), []byte(p))
 	}
 	t, isDir, err := k.ref(f, p, fileRef|dirRef)
@@ -258,6 +328,9 @@ func (k *kustCheck) plugin(f field, p string) error {
 	}
 	if isDir {
 		return k.kustomization(t, true)
+	}
+	if err := k.contents(f, t, true); err != nil {
+		return err
 	}
 	return k.pluginFile(f, t)
 }

@@ -152,9 +152,9 @@ func (w *walker) walk(disk, rel string) error {
 			if w.ignored(r, false) {
 				continue
 			}
-			b, err := os.ReadFile(p)
+			b, err := readCapped(w.t.root, p)
 			if err != nil {
-				return w.j.refuse(r, 0, "", "%v", err)
+				return w.j.refuse(r, 0, "", "%w", err)
 			}
 			w.files[r] = b
 		default:

@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	gitignore "github.com/monochromegane/go-gitignore"
+
+	wstree "github.com/wavesmith/wavesmith/tree"
 )
 
 // tree is the component folder as the checks and kustomize see it: the
@@ -50,6 +52,8 @@ type entry struct {
 	// real is the path relative to root with symlinks resolved (the
 	// path itself for files in mem).
 	real string
+	// size is a file's size in bytes.
+	size int64
 }
 
 // source returns the path, relative to the folder, of the file a
@@ -99,8 +103,8 @@ func (t *tree) stat(rel string) (e entry, ok bool, err error) {
 			}
 		}
 	}
-	if _, ok := t.mem[rel]; ok {
-		return entry{real: rel}, true, nil
+	if b, ok := t.mem[rel]; ok {
+		return entry{real: rel, size: int64(len(b))}, true, nil
 	}
 	if t.memDirs[rel] && (!t.disk || rel != ".") {
 		return entry{dir: true, real: rel}, true, nil
@@ -124,7 +128,7 @@ func (t *tree) stat(rel string) (e entry, ok bool, err error) {
 		return entry{}, false, t.j.refuse(rel, 0, "", "%v", err)
 	}
 	r, _ := filepath.Rel(t.root, real)
-	e = entry{dir: st.IsDir(), real: filepath.ToSlash(r)}
+	e = entry{dir: st.IsDir(), real: filepath.ToSlash(r), size: st.Size()}
 	if !st.IsDir() && !st.Mode().IsRegular() {
 		return entry{}, false, t.j.refuse(rel, 0, "", "not a regular file or folder")
 	}
@@ -132,6 +136,16 @@ func (t *tree) stat(rel string) (e entry, ok bool, err error) {
 		return entry{}, false, nil
 	}
 	return e, true, nil
+}
+
+// readCapped reads the regular file p below the folder root, refusing
+// one of more than wstree.MaxFileSize bytes before reading it.
+func readCapped(root, p string) ([]byte, error) {
+	b, err := wstree.ReadFile(root, p)
+	if errors.Is(err, wstree.ErrTooLarge) {
+		return nil, fmt.Errorf("%w (the most wavesmith reads)", err)
+	}
+	return b, err
 }
 
 // isNotDir reports an ENOTDIR failure: a path through a file.
@@ -144,7 +158,9 @@ func (t *tree) ignored(rel string, isDir bool) bool {
 // errNotFile is what reading a missing file or a folder gives.
 var errNotFile = errors.New("no such file")
 
-// readFile returns the content of the file at rel.
+// readFile returns the content of the file at rel. A file on disk of
+// more than wstree.MaxFileSize bytes is refused before it is read (and
+// so is one that grows past it while read).
 func (t *tree) readFile(rel string) ([]byte, error) {
 	e, ok, err := t.stat(rel)
 	switch {
@@ -158,9 +174,9 @@ func (t *tree) readFile(rel string) ([]byte, error) {
 	if b, ok := t.mem[e.real]; ok {
 		return b, nil
 	}
-	b, err := os.ReadFile(filepath.Join(t.root, filepath.FromSlash(e.real)))
+	b, err := readCapped(t.root, filepath.Join(t.root, filepath.FromSlash(e.real)))
 	if err != nil {
-		return nil, t.j.refuse(rel, 0, "", "%v", err)
+		return nil, t.j.refuse(rel, 0, "", "%w", err)
 	}
 	return b, nil
 }
