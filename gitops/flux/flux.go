@@ -145,6 +145,9 @@ func KustomizationName(name string, w int) string { return name + "-wave-" + Wav
 type wave struct {
 	n         int
 	resources []string // tree paths of the objects, in output order
+	// specTypes are the apiVersion/Kind of the specs in the wave, for
+	// their health check expressions.
+	specTypes map[[2]string]bool
 	stubs     []gitops.Object
 	dependsOn map[int]bool
 }
@@ -199,7 +202,14 @@ func Files(p *gitops.Plan, previous fs.FS, opts Options) (map[string][]byte, err
 		return w
 	}
 	for _, o := range p.Objects {
-		get(o.Wave).resources = append(get(o.Wave).resources, o.Path)
+		w := get(o.Wave)
+		w.resources = append(w.resources, o.Path)
+		if o.IsSpec {
+			if w.specTypes == nil {
+				w.specTypes = map[[2]string]bool{}
+			}
+			w.specTypes[[2]string{o.APIVersion, o.Key.Kind}] = true
+		}
 	}
 	// Handoffs: an old wave that reconciles before the new one (an earlier
 	// wave) would prune the object; an old wave left with no objects would
@@ -353,6 +363,41 @@ func stub(it gitops.Object, from int) []byte {
 	return b.Bytes()
 }
 
+// Health of a spec for kustomize-controller (healthCheckExprs, CEL on the
+// object). kstatus alone reads a spec that wavesmith-status has not yet
+// written as Current, so a wave could pass its health check before the
+// status controller saw the spec: a spec is in progress until its status
+// has observed its generation, failed when Stalled, current when Ready.
+const (
+	specInProgress = "!has(status.observedGeneration) || status.observedGeneration != metadata.generation"
+	specFailed     = "status.?conditions.orValue([]).exists(c, c.type == 'Stalled' && c.status == 'True')"
+	specCurrent    = "status.?conditions.orValue([]).exists(c, c.type == 'Ready' && c.status == 'True')"
+)
+
+func specHealthChecks(types map[[2]string]bool) []any {
+	if len(types) == 0 {
+		return nil
+	}
+	keys := make([][2]string, 0, len(types))
+	for t := range types {
+		keys = append(keys, t)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i][0] != keys[j][0] {
+			return keys[i][0] < keys[j][0]
+		}
+		return keys[i][1] < keys[j][1]
+	})
+	var out []any
+	for _, k := range keys {
+		out = append(out, map[string]any{
+			"apiVersion": k[0], "kind": k[1],
+			"inProgress": specInProgress, "failed": specFailed, "current": specCurrent,
+		})
+	}
+	return out
+}
+
 func kustomizationObject(w *wave, o Options) []byte {
 	src := map[string]any{"kind": o.Source.Kind, "name": o.Source.Name}
 	if o.Source.Namespace != "" {
@@ -365,6 +410,9 @@ func kustomizationObject(w *wave, o Options) []byte {
 		"sourceRef": src,
 		"timeout":   o.Timeout,
 		"wait":      true,
+	}
+	if exprs := specHealthChecks(w.specTypes); exprs != nil {
+		spec["healthCheckExprs"] = exprs
 	}
 	if len(w.dependsOn) > 0 {
 		var deps []int

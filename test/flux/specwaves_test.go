@@ -36,6 +36,21 @@ type specWave struct {
 	id       string
 	wave     int
 	children map[string]int // Kind/namespace/name -> wave
+	// hooks are the children listed with hook= (chart hooks): absent from
+	// the cluster, they count as done for wavesmith-status.
+	hooks map[string]bool
+}
+
+// lastKept is the latest wave of the spec's children that are not hooks:
+// those wavesmith-status waits for before the spec is Ready.
+func (s specWave) lastKept() int {
+	last := s.wave
+	for c, w := range s.children {
+		if !s.hooks[c] && w > last {
+			last = w
+		}
+	}
+	return last
 }
 
 // lastChild is the latest wave of the spec's children and the child in it.
@@ -91,10 +106,12 @@ func specWaves(t *testing.T, deploy string) []specWave {
 	}
 	var out []specWave
 	for _, s := range specs {
-		sw := specWave{id: id(s), wave: waves[id(s)], children: map[string]int{}}
+		sw := specWave{id: id(s), wave: waves[id(s)], children: map[string]int{}, hooks: map[string]bool{}}
 		for _, line := range strings.Split(strings.TrimSpace(s.GetAnnotations()[inventoryKey]), "\n") {
 			// group/version/Kind/namespace/name ("" group and namespace
-			// for the core group and cluster-scoped kinds).
+			// for the core group and cluster-scoped kinds), then
+			// attributes (" hook=pre-install purge-order=-1").
+			line, attrs, _ := strings.Cut(line, " ")
 			parts := strings.Split(line, "/")
 			if len(parts) != 5 {
 				t.Fatalf("%s: %s entry %q: want group/version/kind/namespace/name", sw.id, inventoryKey, line)
@@ -105,6 +122,9 @@ func specWaves(t *testing.T, deploy string) []specWave {
 				t.Fatalf("%s: child %s is in no wave of %s/flux", sw.id, c, deploy)
 			}
 			sw.children[c] = w
+			if strings.Contains(" "+attrs, " hook=") {
+				sw.hooks[c] = true
+			}
 		}
 		out = append(out, sw)
 	}

@@ -70,6 +70,7 @@ func TestWavesOnCluster(t *testing.T) {
 	}
 
 	cl := startCluster(t)
+	cl.startStatus(t) // as in production: the wave of a spec waits for its status
 	kub := cl.startKubelet(t, heldJob)
 	cl.startKustomizeController(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
