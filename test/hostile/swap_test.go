@@ -245,17 +245,18 @@ func TestConcurrentRendersOneDir(t *testing.T) {
 	dir := filepath.Join(parent, "out")
 
 	// The complete trees (a plain tree does not depend on the one it
-	// replaces).
+	// replaces), each rendered at DIR's depth: the tree record names the
+	// inputs relative to the tree.
 	trees := map[string]string{}
 	for name, in := range inputs {
-		d := filepath.Join(work, "tree-"+name)
+		d := filepath.Join(work, "tree-"+name, "out")
 		mustRender(t, work, in, "-o", d)
 		trees[mustTake(t, d).digest()] = name
 	}
 	if len(trees) != len(inputs) {
 		t.Fatal("two inputs render the same tree: the experiment would prove nothing")
 	}
-	replaceWith(t, dir, filepath.Join(work, "tree-big-a"))
+	replaceWith(t, dir, filepath.Join(work, "tree-big-a", "out"))
 
 	var problems []string
 	results := map[string]int{}
