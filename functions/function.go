@@ -51,7 +51,9 @@ func Run(ctx context.Context, r io.Reader, w io.Writer, base render.Options) err
 	// of objects and prints a plain stream back, which kpt and kustomize
 	// cannot read. What does not parse is left to the framework, whose
 	// error names the line.
-	if doc, err := yaml.Parse(string(in)); err == nil && doc.GetKind() != "ResourceList" {
+	probe := &kio.ByteReader{Reader: bytes.NewReader(in)}
+	if _, err := probe.Read(); err == nil && (probe.WrappingKind != kio.ResourceListKind ||
+		probe.WrappingAPIVersion != kio.ResourceListAPIVersion && probe.WrappingAPIVersion != "config.kubernetes.io/v1alpha1") {
 		return fmt.Errorf("%w: a KRM function reads one ResourceList (config.kubernetes.io/v1) on standard input, as kpt and kustomize send it; to render files, use wavesmith render", ErrNotResourceList)
 	}
 	p := &Processor{Options: base}
