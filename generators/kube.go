@@ -20,23 +20,33 @@ const fallbackKubeVersion = "v1.37.0"
 func DefaultKubeVersion() string { return defaultKubeVersion() }
 
 var defaultKubeVersion = sync.OnceValue(func() string {
+	if v, ok := ModuleVersion("k8s.io/client-go"); ok {
+		if kv, ok := kubeVersionOf(v); ok {
+			return kv
+		}
+	}
+	return fallbackKubeVersion
+})
+
+// ModuleVersion is the version of a module wavesmith is built with (its
+// replacement's when replaced); false without module information, as in
+// test binaries.
+func ModuleVersion(path string) (string, bool) {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return fallbackKubeVersion
+		return "", false
 	}
 	for _, m := range info.Deps {
-		if m.Path != "k8s.io/client-go" {
+		if m.Path != path {
 			continue
 		}
 		if m.Replace != nil {
 			m = m.Replace
 		}
-		if v, ok := kubeVersionOf(m.Version); ok {
-			return v
-		}
+		return m.Version, true
 	}
-	return fallbackKubeVersion
-})
+	return "", false
+}
 
 // kubeVersionOf maps a k8s.io/client-go module version onto the Kubernetes
 // version it belongs to, as Helm's Makefile does: v0.37.2 is v1.37.0.

@@ -551,22 +551,22 @@ func sortedJoin(errs []error) error {
 	}
 	// By file, object and field path, so that the mistakes of one object
 	// read in the order of its fields, then by the whole text.
-	keys := make([]string, len(flat))
+	type keyed struct {
+		key string
+		err error
+	}
+	ks := make([]keyed, len(flat))
 	for i, e := range flat {
+		ks[i].err = e
 		var me *manifest.Error
 		if errors.As(e, &me) {
-			keys[i] = me.File + "\x00" + me.Object + "\x00" + me.Field + "\x00"
+			ks[i].key = me.File + "\x00" + me.Object + "\x00" + me.Field + "\x00"
 		}
-		keys[i] += e.Error()
+		ks[i].key += e.Error()
 	}
-	idx := make([]int, len(flat))
-	for i := range idx {
-		idx[i] = i
+	sort.SliceStable(ks, func(i, j int) bool { return ks[i].key < ks[j].key })
+	for i := range ks {
+		flat[i] = ks[i].err
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
-	sorted := make([]error, len(flat))
-	for i, j := range idx {
-		sorted[i] = flat[j]
-	}
-	return manifest.Join(sorted)
+	return manifest.Join(flat)
 }

@@ -2,7 +2,6 @@ package helm
 
 import (
 	"fmt"
-	"runtime/debug"
 	"sync"
 
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -39,17 +38,8 @@ const fallbackSDKVersion = "v3.22.0"
 
 // sdkVersion is the version of the Helm SDK module wavesmith is built with.
 var sdkVersion = sync.OnceValue(func() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return fallbackSDKVersion
-	}
-	for _, m := range info.Deps {
-		if m.Path == "helm.sh/helm/v3" {
-			if m.Replace != nil {
-				m = m.Replace
-			}
-			return m.Version
-		}
+	if v, ok := generators.ModuleVersion("helm.sh/helm/v3"); ok {
+		return v
 	}
 	return fallbackSDKVersion
 })
