@@ -212,7 +212,9 @@ func oldPlacement(t *testing.T, deploy, sources string) int {
 		resources []any
 	}
 	byWave := map[int]*waveFile{}
+	ksByWave := map[int]ksFile{}
 	for _, k := range kustomizations(t, deploy) {
+		ksByWave[k.wave(t)] = k
 		f := filepath.Join(waveFolder(deploy, k), "kustomization.yaml")
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -226,6 +228,7 @@ func oldPlacement(t *testing.T, deploy, sources string) int {
 		byWave[k.wave(t)] = wf
 	}
 	moved := 0
+	movedTypes := map[int]map[string]bool{} // wave -> apiVersion/kind of the specs moved into it
 	for _, w := range sortedKeys(byWave) {
 		wf := byWave[w]
 		var keep []any
@@ -254,6 +257,10 @@ func oldPlacement(t *testing.T, deploy, sources string) int {
 				t.Fatalf("%s declares wave %d, which the tree has no Kustomization for", id(objs[0]), to)
 			}
 			dst.resources = append(dst.resources, r)
+			if movedTypes[to] == nil {
+				movedTypes[to] = map[string]bool{}
+			}
+			movedTypes[to][objs[0].GetAPIVersion()+"/"+objs[0].GetKind()] = true
 			moved++
 		}
 		wf.resources = keep
@@ -266,7 +273,78 @@ func oldPlacement(t *testing.T, deploy, sources string) int {
 		}
 		writeFile(t, wf.file, string(b))
 	}
+	oldHealthChecks(t, ksByWave, movedTypes)
 	return moved
+}
+
+// oldHealthChecks gives each wave Kustomization the health checks of the
+// spec types moved into it, as render wrote them for the waves it placed
+// specs in: the old placement judged a spec by its status too. Without
+// them kstatus reads a spec wavesmith-status has not written yet as
+// Current, and the wave may pass before the spec is seen (the control
+// then converges by chance).
+func oldHealthChecks(t *testing.T, ksByWave map[int]ksFile, movedTypes map[int]map[string]bool) {
+	t.Helper()
+	read := func(k ksFile) map[string]any {
+		b, err := os.ReadFile(k.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal(b, &m); err != nil {
+			t.Fatalf("%s: %v", k.File, err)
+		}
+		return m
+	}
+	exprsOf := func(m map[string]any) []any {
+		spec, _ := m["spec"].(map[string]any)
+		list, _ := spec["healthCheckExprs"].([]any)
+		return list
+	}
+	typeOf := func(e any) string {
+		em, _ := e.(map[string]any)
+		return fmt.Sprintf("%v/%v", em["apiVersion"], em["kind"])
+	}
+	rendered := map[string]any{} // apiVersion/kind -> the expressions render wrote
+	for _, k := range ksByWave {
+		for _, e := range exprsOf(read(k)) {
+			rendered[typeOf(e)] = e
+		}
+	}
+	for _, w := range sortedKeys(movedTypes) {
+		k := ksByWave[w]
+		m := read(k)
+		list := exprsOf(m)
+		have := map[string]bool{}
+		for _, e := range list {
+			have[typeOf(e)] = true
+		}
+		for _, typ := range sortedStrings(movedTypes[w]) {
+			if have[typ] {
+				continue
+			}
+			e, ok := rendered[typ]
+			if !ok {
+				t.Fatalf("no wave Kustomization of the render has healthCheckExprs for %s", typ)
+			}
+			list = append(list, e)
+		}
+		m["spec"].(map[string]any)["healthCheckExprs"] = list
+		b, err := yaml.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, k.File, string(b))
+	}
+}
+
+func sortedStrings(set map[string]bool) []string {
+	out := make([]string, 0, len(set))
+	for s := range set {
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func sortedKeys[V any](m map[int]V) []int {
