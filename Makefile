@@ -27,7 +27,16 @@ TEST_TOOLS := $(WAVESMITH) $(KUSTOMIZE) $(HELM)
 # Flux): their dependency trees pin other k8s.io versions, so they cannot
 # live in go.mod. Fragments append their folder; make test runs go vet and
 # go test in each.
-MODULE_TESTS :=
+MODULE_TESTS := test/testinputs
+
+# go test reuses a package's passing result while nothing it depends on has
+# changed: its code, the files and environment its tests read, and make's
+# digest of what go test cannot see (the tools in bin/ by content, the
+# repository's files other than package Go sources: hack/test-inputs.sh,
+# passed as WAVESMITH_TEST_INPUTS). TESTFLAGS=-count=1 runs every test
+# anew (CI does).
+TESTFLAGS ?=
+TEST_INPUTS = WAVESMITH_TEST_INPUTS=$$(bash hack/test-inputs.sh)
 
 GO_SOURCES := $(shell find . -name '*.go' -not -path './bin/*' -not -path './out/*' -not -path './hack/tools/*' -not -path './test/*') go.mod go.sum
 
@@ -42,7 +51,10 @@ help: ## show the targets
 .PHONY: build
 build: $(WAVESMITH) ## build bin/wavesmith
 
-$(WAVESMITH): $(GO_SOURCES)
+# Test files change no binary: editing one relinks nothing.
+BUILD_SOURCES = $(filter-out %_test.go,$(GO_SOURCES))
+
+$(WAVESMITH): $(BUILD_SOURCES)
 	$(GO) build -trimpath -o $@ ./cmd/wavesmith
 
 $(KUSTOMIZE):
@@ -72,11 +84,19 @@ vet:
 	$(GO) vet ./...
 
 .PHONY: test
-test: fmt-check vet lint $(TEST_TOOLS) ## gofmt, go vet, staticcheck and every test with -race
-	$(GO) test -race -count=1 ./...
-	@set -e; for m in $(MODULE_TESTS); do \
+# The tools are built three at a time: on a fresh machine most of a build
+# is downloading modules or linking, which use one core or none.
+.PHONY: test-tools
+test-tools:
+	@$(MAKE) --no-print-directory -j3 --output-sync=target $(TEST_TOOLS) $(STATICCHECK)
+
+test: fmt-check vet test-tools lint ## gofmt, go vet, staticcheck and every test with -race (TESTFLAGS=-count=1: no cached results)
+	@set -e; export $(TEST_INPUTS); \
+	echo "== root module (test inputs $${WAVESMITH_TEST_INPUTS:0:12})"; \
+	$(GO) test -race $(TESTFLAGS) ./...; \
+	for m in $(MODULE_TESTS); do \
 		echo "== $$m (nested module)"; \
-		(cd $$m && $(GO) vet ./... && $(GO) test -count=1 -timeout 20m ./...); \
+		(cd $$m && $(GO) vet ./... && $(GO) test $(TESTFLAGS) -timeout 20m ./...); \
 	done
 
 # The packages whose tests write golden files: those importing

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/internal/testtool"
 	"github.com/wavesmith/wavesmith/render"
 )
 
@@ -188,6 +189,7 @@ func copyPkg(t *testing.T) string {
 
 func lookTool(t *testing.T, env, name string) string {
 	t.Helper()
+	testtool.Inputs(t)
 	if p := os.Getenv(env); p != "" {
 		if _, err := os.Stat(p); err != nil {
 			t.Fatalf("%s=%s: %v (run 'make test')", env, p, err)
@@ -206,8 +208,10 @@ func lookTool(t *testing.T, env, name string) string {
 	return p
 }
 
+// run runs a tool (kpt, kustomize, the wavesmith built by TestMain).
 func run(t *testing.T, dir string, name string, args ...string) (string, error) {
 	t.Helper()
+	testtool.Inputs(t)
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	var out bytes.Buffer

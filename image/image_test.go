@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/wavesmith/wavesmith/internal/testtool"
 )
 
 // TestImages writes the image tarballs of both specs, loads them back and
@@ -127,6 +128,7 @@ func TestDynamicBinaryRefused(t *testing.T) {
 // net's cgo resolver, so that the binary is dynamically linked.
 func buildHello(t *testing.T, dir, cgo string) string {
 	t.Helper()
+	testtool.Inputs(t) // its source is under testdata/
 	out := filepath.Join(dir, "hello-cgo"+cgo)
 	args := []string{"build", "-o", out}
 	if cgo == "1" {

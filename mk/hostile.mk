@@ -34,3 +34,7 @@ fuzz-brief: ## run each fuzz target for a fixed number of executions (part of ma
 	$(call fuzz-loop,)
 
 test: fuzz-brief
+
+.PHONY: hostile
+hostile: $(WAVESMITH) ## the bad-input suite and the kill and concurrency experiments (test/hostile), every test run anew
+	cd test/hostile && $(GO) vet ./... && $(TEST_INPUTS) $(GO) test -count=1 -timeout 20m ./...

@@ -26,7 +26,7 @@ MODULE_TESTS += test/parity
 
 # Same packages as bin/helm: once those are in the build cache only the
 # link runs (about 40 s on 2 busy cores).
-$(PARITY_HELM):
+$(PARITY_HELM): | $(HELM)
 	@rm -rf $@.tmp
 	GOBIN=$@.tmp $(GO) install -ldflags '$(PARITY_HELM_LDFLAGS)' helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 	mv $@.tmp/helm $@
@@ -39,4 +39,4 @@ parity-helm: $(PARITY_HELM) ## build bin/helm-v3.22.0-release (helm with its rel
 # minute and 78 MB cold, see test/parity/README.md.
 .PHONY: parity
 parity: $(WAVESMITH) $(KUSTOMIZE) $(PARITY_HELM) ## render public charts and kustomizations with wavesmith and with helm/kustomize, compare (test/parity)
-	cd test/parity && $(GO) vet ./... && $(GO) test -count=1 -timeout 20m -v ./...
+	cd test/parity && $(GO) vet ./... && $(TEST_INPUTS) $(GO) test -count=1 -timeout 20m -v ./...

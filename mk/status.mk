@@ -39,5 +39,5 @@ TEST_TOOLS += $(WAVESMITH_STATUS)
 .PHONY: build-status
 build-status: $(WAVESMITH_STATUS) ## build bin/wavesmith-status
 
-$(WAVESMITH_STATUS): $(GO_SOURCES)
+$(WAVESMITH_STATUS): $(BUILD_SOURCES)
 	$(GO) build -trimpath -o $@ ./cmd/wavesmith-status

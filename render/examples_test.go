@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -16,6 +15,7 @@ import (
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/internal/golden"
+	"github.com/wavesmith/wavesmith/internal/testtool"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/tree"
 )
@@ -68,15 +68,7 @@ func TestDeterministic(t *testing.T) {
 // tool fails the test: it never skips.
 func tool(t *testing.T, env, name string) string {
 	t.Helper()
-	p := os.Getenv(env)
-	if p == "" {
-		p = filepath.Join("..", "bin", name)
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("%s not found at %s (%v): run 'make test', which builds it into bin/", name, p, err)
-	}
-	abs, _ := filepath.Abs(p)
-	return abs
+	return testtool.Path(t, env, name)
 }
 
 // TestTreeBuildsLikeStream runs the real kustomize on the tree and checks

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/wavesmith/wavesmith/internal/golden"
+	"github.com/wavesmith/wavesmith/internal/testtool"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -160,6 +161,7 @@ spec: {group: cert-manager.io, scope: Namespaced, names: {kind: Certificate, plu
 // their scope: builtin.txt must be exactly that. With -update it is
 // rewritten from the server: read the diff before committing.
 func TestBuiltinMatchesAPIServer(t *testing.T) {
+	testtool.Inputs(t) // the kube-apiserver binary
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if assets == "" {
 		assets, _ = filepath.Abs(filepath.Join("..", "bin"))

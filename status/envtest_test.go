@@ -27,6 +27,7 @@ import (
 	designerv1alpha1 "github.com/wavesmith/wavesmith/api/designer/v1alpha1"
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/internal/testtool"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
 )
@@ -529,4 +530,14 @@ func touchReconciles(t *testing.T, rc *reconcileCounter, wc *writeCounter, ns, n
 	}
 	t.Logf("%d touches, each followed by a reconcile, in %v", n, time.Since(start).Round(time.Millisecond))
 	return wc.of(kaotoPath(ns, name)) - before, nil
+}
+
+// TestEnvtestInputs declares to go test's result cache the inputs of the
+// control plane TestMain starts (kube-apiserver, etcd, the CRDs under
+// kustomize/crd/bases): what TestMain reads before m.Run is not recorded.
+func TestEnvtestInputs(t *testing.T) {
+	testtool.Inputs(t)
+	if testEnv == nil || adminConfig == nil {
+		t.Fatal("envtest did not start")
+	}
 }

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/restmapper"
 
 	"github.com/wavesmith/wavesmith/internal/kubetest"
+	"github.com/wavesmith/wavesmith/internal/testtool"
 	"github.com/wavesmith/wavesmith/livediff"
 	"github.com/wavesmith/wavesmith/manifest"
 )
@@ -49,6 +50,7 @@ func TestMain(m *testing.M) {
 
 func cluster(t *testing.T) (*kubetest.Cluster, string) {
 	t.Helper()
+	testtool.Inputs(t) // the envtest binaries and CRDs
 	e := &envtestCluster
 	e.once.Do(func() {
 		e.c, e.err = kubetest.Start(filepath.Join("..", "..", "bin"), filepath.Join("..", "..", "kustomize", "crd", "bases"))

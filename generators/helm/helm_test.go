@@ -18,6 +18,7 @@ import (
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/generators/component"
+	"github.com/wavesmith/wavesmith/internal/testtool"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -42,14 +43,7 @@ func generate(t testing.TB, s map[string]any) (generators.Result, error) {
 
 func helmBin(t *testing.T) string {
 	t.Helper()
-	p := os.Getenv("HELM_BIN")
-	if p == "" {
-		p = filepath.Join(root, "bin", "helm")
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("helm not found at %s (%v): run 'make test', which builds it into bin/", p, err)
-	}
-	return p
+	return testtool.Path(t, "HELM_BIN", "helm")
 }
 
 // withoutAdditions removes what wavesmith adds to a chart's objects: its

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wavesmith/wavesmith/functions"
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/internal/testtool"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
 )
@@ -27,10 +28,7 @@ func TestInlineValuesInResourceList(t *testing.T) {
 	if err := os.WriteFile(file, []byte(values), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	helm := os.Getenv("HELM_BIN")
-	if helm == "" {
-		helm = filepath.Join(root, "bin", "helm")
-	}
+	helm := testtool.Path(t, "HELM_BIN", "helm")
 	out, err := exec.Command(helm, "template", "rel", filepath.Join(root, "testdata", "charts", "yaml11"), "-n", "apps", "-f", file).Output()
 	if err != nil {
 		t.Fatalf("helm template: %v", err)

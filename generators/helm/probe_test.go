@@ -19,6 +19,7 @@ import (
 	"helm.sh/helm/v3/pkg/engine"
 
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/testtool"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -173,6 +174,7 @@ func TestDeadline(t *testing.T) {
 // interrupted and runs on until the process exits).
 func TestHostileMemory(t *testing.T) {
 	const limit = 512 << 20
+	testtool.Inputs(t) // the helper's source is under testdata/
 	bin := filepath.Join(t.TempDir(), "hostile")
 	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/hostile").CombinedOutput(); err != nil {
 		t.Fatalf("building the helper: %v\n%s", err, out)

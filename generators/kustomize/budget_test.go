@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/testtool"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -274,13 +275,7 @@ func TestDeadlineInKustomize(t *testing.T) {
 // peak memory (rusage maxrss) must stay under 1 GiB. Times and memory
 // are logged.
 func TestHostileTemplatesCLI(t *testing.T) {
-	bin := os.Getenv("WAVESMITH_BIN")
-	if bin == "" {
-		bin = filepath.Join(repoRoot, "bin", "wavesmith")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("the wavesmith binary is missing at %s (%v): run 'make build' (or set WAVESMITH_BIN)", bin, err)
-	}
+	bin := testtool.Path(t, "WAVESMITH_BIN", "wavesmith")
 	names := make([]string, 0, len(hostile))
 	for name := range hostile {
 		names = append(names, name)

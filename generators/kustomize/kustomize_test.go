@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/testtool"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -54,14 +55,7 @@ func templatedSpec(dir, path string, spec map[string]any) *manifest.Object {
 
 func kustomizeBin(t testing.TB) string {
 	t.Helper()
-	bin := os.Getenv("KUSTOMIZE_BIN")
-	if bin == "" {
-		bin = filepath.Join(repoRoot, "bin", "kustomize")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("the kustomize binary is missing at %s (%v): run 'make test', which builds it into bin/ (or set KUSTOMIZE_BIN)", bin, err)
-	}
-	return bin
+	return testtool.Path(t, "KUSTOMIZE_BIN", "kustomize")
 }
 
 // kustomizeBuild runs kustomize build on dir. A folder without a

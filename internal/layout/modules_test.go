@@ -41,7 +41,7 @@ func TestEveryModuleIsTested(t *testing.T) {
 	var listed []string
 	files, _ := filepath.Glob(filepath.Join(root, "mk", "*.mk"))
 	files = append(files, filepath.Join(root, "Makefile"))
-	re := regexp.MustCompile(`(?m)^MODULE_TESTS\s*\+?=\s*(.*)$`)
+	re := regexp.MustCompile(`(?m)^MODULE_TESTS\s*[:+]?=\s*(.*)$`)
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {

@@ -224,3 +224,7 @@ replace (
 	k8s.io/sample-cli-plugin => k8s.io/sample-cli-plugin v0.34.0
 	k8s.io/sample-controller => k8s.io/sample-controller v0.34.0
 )
+
+require github.com/wavesmith/wavesmith/test/testinputs v0.0.0
+
+replace github.com/wavesmith/wavesmith/test/testinputs => ../testinputs

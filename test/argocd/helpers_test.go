@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	log "github.com/sirupsen/logrus"
+
+	"github.com/wavesmith/wavesmith/test/testinputs"
 )
 
 // Argo CD's packages log with logrus; keep the test output to failures.
@@ -20,6 +22,7 @@ const repoRoot = "../.."
 // when it is missing.
 func tool(t *testing.T, env, build string) string {
 	t.Helper()
+	testinputs.Require(t)
 	p := os.Getenv(env)
 	if p == "" {
 		t.Fatalf("%s is not set: run the tests with 'make test' in the repository root, or build the tool (%s) and set %s to its absolute path", env, build, env)

@@ -18,11 +18,14 @@ import (
 	kustypes "sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
+
+	"github.com/wavesmith/wavesmith/test/testinputs"
 )
 
 // repoRoot is the wavesmith checkout holding this module.
 func repoRoot(t testing.TB) string {
 	t.Helper()
+	testinputs.Require(t)
 	abs, err := filepath.Abs("../..")
 	if err != nil {
 		t.Fatal(err)
@@ -34,6 +37,7 @@ func repoRoot(t testing.TB) string {
 // fails the test with how to build it (make test builds them all).
 func tool(t testing.TB, env string) string {
 	t.Helper()
+	testinputs.Require(t)
 	p := os.Getenv(env)
 	if p == "" {
 		t.Fatalf("%s is not set: run the tests through 'make test' (or 'make e2e'), which builds the tools into bin/ and sets it", env)

@@ -26,6 +26,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
+
+	"github.com/wavesmith/wavesmith/test/testinputs"
 )
 
 // argocdNamespace is where Argo CD and its argocd-cm live.
@@ -43,6 +45,7 @@ type cluster struct {
 // startCluster starts kube-apiserver and etcd from KUBEBUILDER_ASSETS.
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
+	testinputs.Require(t)
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if assets == "" {
 		t.Fatal("KUBEBUILDER_ASSETS is not set: run 'make test' in the repository root, or 'make envtest' there and set KUBEBUILDER_ASSETS=<repo>/bin")

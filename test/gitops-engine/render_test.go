@@ -17,6 +17,8 @@ import (
 	"github.com/argoproj/gitops-engine/pkg/utils/kube"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/wavesmith/wavesmith/test/testinputs"
 )
 
 // Annotations the test reads from wavesmith's output and sources.
@@ -77,6 +79,7 @@ type child struct {
 // renderObjects runs `wavesmith render` on dir.
 func renderObjects(t *testing.T, dir string) []*unstructured.Unstructured {
 	t.Helper()
+	testinputs.Require(t)
 	bin := os.Getenv("WAVESMITH_BIN")
 	if bin == "" {
 		t.Fatal("WAVESMITH_BIN is not set: run 'make test' in the repository root, or 'make build' there and set WAVESMITH_BIN=<repo>/bin/wavesmith")

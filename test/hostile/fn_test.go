@@ -40,7 +40,7 @@ func resourceListFrom(repo string) ([]byte, error) {
 		case "kustomization.yaml", "kustomization.yml", "Chart.yaml", "values.yaml":
 			continue
 		}
-		if info, err := os.Stat(filepath.Join(repo, n)); err != nil || !info.Mode().IsRegular() {
+		if !leadsToRegular(filepath.Join(repo, n)) {
 			return nil, fmt.Errorf("%s is not a regular file: give the case an fnInput", n)
 		}
 		names = append(names, n)

@@ -8,3 +8,7 @@ require (
 )
 
 require go.yaml.in/yaml/v2 v2.4.2 // indirect
+
+require github.com/wavesmith/wavesmith/test/testinputs v0.0.0
+
+replace github.com/wavesmith/wavesmith/test/testinputs => ../testinputs

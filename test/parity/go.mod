@@ -32,3 +32,7 @@ require (
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 )
+
+require github.com/wavesmith/wavesmith/test/testinputs v0.0.0
+
+replace github.com/wavesmith/wavesmith/test/testinputs => ../testinputs

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"text/tabwriter"
+
+	"github.com/wavesmith/wavesmith/test/testinputs"
 )
 
 // Versions of the reference tools the corpus is checked against.
@@ -30,6 +32,7 @@ type tools struct {
 // test, with how to build it, when it is missing.
 func tool(t *testing.T, env, build string) string {
 	t.Helper()
+	testinputs.Require(t)
 	p := os.Getenv(env)
 	if p == "" {
 		t.Fatalf("%s is not set: run 'make parity' (or 'make test') in the repository root, or build the tool (%s) and set %s to its absolute path", env, build, env)

@@ -1,0 +1,3 @@
+module github.com/wavesmith/wavesmith/test/testinputs
+
+go 1.24
