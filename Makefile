@@ -51,11 +51,16 @@ help: ## show the targets
 .PHONY: build
 build: $(WAVESMITH) ## build bin/wavesmith
 
-# Test files change no binary: editing one relinks nothing.
+# Test files change no binary: editing one relinks nothing. The binaries
+# built from this repository's modules (wavesmith, wavesmith-status,
+# argocd-cmp-server) are built without -trimpath (make image keeps it):
+# their packages then compile as go vet and go test compile them, and the
+# build cache serves both (measured cold on 2 cores: bin/wavesmith after go
+# vet links in 8 s; with -trimpath it compiled every dependency again, 2m17s).
 BUILD_SOURCES = $(filter-out %_test.go,$(GO_SOURCES))
 
 $(WAVESMITH): $(BUILD_SOURCES)
-	$(GO) build -trimpath -o $@ ./cmd/wavesmith
+	$(GO) build -o $@ ./cmd/wavesmith
 
 $(KUSTOMIZE):
 	GOBIN=$(BIN) $(GO) install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)

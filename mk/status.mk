@@ -40,4 +40,4 @@ TEST_TOOLS += $(WAVESMITH_STATUS)
 build-status: $(WAVESMITH_STATUS) ## build bin/wavesmith-status
 
 $(WAVESMITH_STATUS): $(BUILD_SOURCES)
-	$(GO) build -trimpath -o $@ ./cmd/wavesmith-status
+	$(GO) build -o $@ ./cmd/wavesmith-status
