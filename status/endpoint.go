@@ -23,7 +23,7 @@ const regexSuffix = "(/|$)(.*)"
 // A Route that is not admitted, or rejected, gives no URL: its host is not
 // served. The Kaoto operator ignored the Ingress host and path, left out
 // the Service port, and reported a Route's host and path whatever the
-// router said; see the README.
+// router said; see docs/status-controller.md.
 func Endpoint(svc, ingress, route *unstructured.Unstructured) string {
 	if route != nil && routePathProblem(route) == "" {
 		if host, _ := admittedHost(route); host != "" {

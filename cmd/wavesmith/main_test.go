@@ -192,17 +192,18 @@ func TestGraph(t *testing.T) {
 	}
 }
 
-// TestReadmeGraph keeps the picture in the README equal to the examples.
-func TestReadmeGraph(t *testing.T) {
+// TestDocsGraph keeps the picture in docs/waves-and-policies.md equal to
+// the examples.
+func TestDocsGraph(t *testing.T) {
 	code, out, stderr := wavesmith(t, "", "graph", "-q", examples)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	readme, err := os.ReadFile("../../README.md")
+	doc, err := os.ReadFile("../../docs/waves-and-policies.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(readme), "```mermaid\n"+out+"```") {
-		t.Errorf("README.md shows a stale graph: paste the output of 'wavesmith graph testdata/examples'")
+	if !strings.Contains(string(doc), "```mermaid\n"+out+"```") {
+		t.Errorf("docs/waves-and-policies.md shows a stale graph: paste the output of 'wavesmith graph testdata/examples'")
 	}
 }

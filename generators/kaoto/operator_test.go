@@ -32,7 +32,7 @@ import (
 // a mismatch, read the reference: fix the generator, or the transcription.
 //
 // The fixtures keep the operator's ownerReferences (uid <KAOTO_UID>, §2.1):
-// the one field wavesmith leaves out (DESIGN.md, Specs: the UID is unknown
+// the one field wavesmith leaves out (docs/design.md, Specs: the UID is unknown
 // before apply). operatorBodies checks and removes it.
 
 // operatorCases lists every folder of testdata/operator; a folder missing

@@ -91,7 +91,7 @@ var refusedCases = map[string]map[generators.Platform]string{
 	},
 }
 
-// TestRenderedChildren holds the engine to DESIGN.md's contract: a rendered
+// TestRenderedChildren holds the engine to docs/design.md's contract: a rendered
 // child is the operator's body, field for field, except for the missing
 // ownerReferences and the annotations wavesmith adds. The engine's labels
 // must leave the operator's alone.

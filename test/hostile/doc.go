@@ -1,5 +1,5 @@
 // Package hostile proves that bin/wavesmith treats every byte of its input
-// as hostile (DESIGN.md "Trust"): one folder per bad input under
+// as hostile (docs/design.md "Trust"): one folder per bad input under
 // testdata/cases, each run through every door of the binary (the stream,
 // the GitOps tree with and without Flux and Argo CD files, the KRM
 // function, the Argo CD plugin), and the kill and concurrency experiments

@@ -3,7 +3,7 @@ package parity
 // allowance is an intended difference: wavesmith refuses, by design, a
 // variation the reference tool renders.
 type allowance struct {
-	// reason cites the documented behaviour (README.md, DESIGN.md).
+	// reason cites the documented behaviour (README.md, docs/design.md).
 	reason string
 	// wavesmithError is a part of wavesmith's error message that shows
 	// the refusal is the intended one.
@@ -13,14 +13,14 @@ type allowance struct {
 // Reasons shared by several entries.
 var (
 	leavesFolder = allowance{
-		reason:         "README (Components): paths leaving the kustomization folder are refused; like component-operator-runtime, wavesmith reads only the Component's folder (generators/kustomize/doc.go), so an overlay that names ../base cannot be rendered",
+		reason:         "docs/component.md: paths leaving the kustomization folder are refused; like component-operator-runtime, wavesmith reads only the Component's folder (generators/kustomize/doc.go), so an overlay that names ../base cannot be rendered",
 		wavesmithError: "leaves the component folder",
 	}
 )
 
 // fluxVariables: Flux's post-build substitution inputs.
 var fluxVariables = allowance{
-	reason:         "the kustomization holds ${var} placeholders in label values, which kustomize-controller substitutes after kustomize build (postBuild.substitute); wavesmith renders before Flux and refuses label values the API server would refuse (README, Hostile input). Substitute before rendering, or keep such folders as Flux Kustomizations of their own",
+	reason:         "the kustomization holds ${var} placeholders in label values, which kustomize-controller substitutes after kustomize build (postBuild.substitute); wavesmith renders before Flux and refuses label values the API server would refuse (docs/security.md). Substitute before rendering, or keep such folders as Flux Kustomizations of their own",
 	wavesmithError: `refused by the API server's rules: Invalid value: "${cluster_`,
 }
 
@@ -30,17 +30,17 @@ var fluxVariables = allowance{
 // lists the same entries.
 var allowList = map[string]allowance{
 	"helm/testcharts/alpine/default": {
-		reason:         "the chart renders a number as a label value (app.kubernetes.io/version: {{ .Chart.AppVersion }} unquoted); the API server refuses it, and wavesmith refuses what the API server would (DESIGN.md, Trust)",
+		reason:         "the chart renders a number as a label value (app.kubernetes.io/version: {{ .Chart.AppVersion }} unquoted); the API server refuses it, and wavesmith refuses what the API server would (docs/design.md, Trust)",
 		wavesmithError: "value must be a string",
 	},
 	"gatekeeper/chart/pre-delete-hook": {
-		reason:         "README (Charts): pre-delete, post-delete and hook-failed hooks are errors, since a GitOps engine deletes objects without running hooks",
+		reason:         "docs/component.md (Charts): pre-delete, post-delete and hook-failed hooks are errors, since a GitOps engine deletes objects without running hooks",
 		wavesmithError: "pre-delete hooks cannot run",
 	},
 	"flux2/build-kustomization/var-substitution/default": fluxVariables,
 	"flux-pkg/kustomize/resources/default":               fluxVariables,
 	"helm/chartutil/subpop/default": {
-		reason:         "Helm's own test chart ships a CRD named testCRDs; the API server refuses upper case in names, and wavesmith refuses what the API server would (DESIGN.md, Trust)",
+		reason:         "Helm's own test chart ships a CRD named testCRDs; the API server refuses upper case in names, and wavesmith refuses what the API server would (docs/design.md, Trust)",
 		wavesmithError: `"testCRDs"; a lowercase RFC 1123 subdomain`,
 	},
 	"helm/chartutil/subpop/alias-enabled": {

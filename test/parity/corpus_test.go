@@ -84,7 +84,7 @@ type variation struct {
 	// Random marks a chart that draws random values (randAlphaNum for a
 	// password): the output of both tools differs from run to run, so only
 	// the objects' keys are compared, and wavesmith must warn, naming the
-	// template and the function (README, Charts).
+	// template and the function (docs/component.md, Charts).
 	Random bool `json:"random,omitempty"`
 }
 

@@ -138,7 +138,7 @@ func checkVariation(t *testing.T, tl tools, modDir string, cs caseSpec, v variat
 	if v.Random {
 		// The Helm SDK draws random values from crypto/rand and takes no
 		// other functions: no renderer can give the same bytes twice.
-		// README (Charts): wavesmith names the template and the function.
+		// docs/component.md (Charts): wavesmith names the template and the function.
 		again, _, err := tl.renderWavesmith(t, r, v)
 		if err != nil {
 			t.Fatalf("rendering again: %v", err)
@@ -147,7 +147,7 @@ func checkVariation(t *testing.T, tl tools, modDir string, cs caseSpec, v variat
 			t.Errorf("the corpus marks this variation random, but wavesmith renders the same bytes twice: remove random")
 		}
 		if !strings.Contains(wsStderr, "whose result changes on every render") {
-			t.Errorf("a chart drawing random values renders without the warning that names the template and function (README, Charts):\n%s", wsStderr)
+			t.Errorf("a chart drawing random values renders without the warning that names the template and function (docs/component.md, Charts):\n%s", wsStderr)
 		}
 		want, got = keysOnly(want), keysOnly(got)
 	}
