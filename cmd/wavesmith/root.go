@@ -44,7 +44,7 @@ wave and policy annotations.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{cmd: c.CommandPath(), err: err}
 	})
-	root.AddCommand(newRenderCommand(), newCheckCommand(), newFnCommand(), newGraphCommand(), newDiffCommand(), newDiscoverCommand(), newVersionCommand())
+	root.AddCommand(newRenderCommand(), newCheckCommand(), newFnCommand(), newGraphCommand(), newDiffCommand(), newReviewCommand(), newDiscoverCommand(), newVersionCommand())
 	return root
 }
 
