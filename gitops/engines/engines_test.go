@@ -24,7 +24,9 @@ func TestParseDialects(t *testing.T) {
 		"Empty":      {"an empty value is none as well", "", []string{}, ""},
 		"Twice":      {"a name given twice counts once", "flux,flux", []string{"flux"}, ""},
 		"Unknown":    {"an unknown engine names the known ones", "argo", nil, `dialect "argo": want argocd, flux or none`},
-		"WithNone":   {"none beside a name is ignored", "none,argocd", []string{"argocd"}, ""},
+		"WithNone":   {"none beside a name is an error, not ignored", "none,argocd", nil, "none cannot be combined with argocd"},
+		"NoneAfter":  {"none after names is an error too", "flux, argocd,NONE", nil, "none cannot be combined with argocd, flux"},
+		"NoneTwice":  {"none given twice is none", "none,none", []string{}, ""},
 		"Whitespace": {"spaces around names", " argocd ,  ", []string{"argocd"}, ""},
 	}
 	for name, tc := range cases {
@@ -33,6 +35,9 @@ func TestParseDialects(t *testing.T) {
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("%s: got %v, want %q", tc.reason, err, tc.err)
+				}
+				if !errors.Is(err, ErrDialect) {
+					t.Errorf("%s: %v does not wrap ErrDialect", tc.reason, err)
 				}
 				return
 			}
