@@ -17,6 +17,9 @@ var (
 	ErrWaveOrder     = errors.New("wave order violated")
 	ErrSymlinkLoop   = errors.New("directory symlink loop")
 	ErrApplierMarker = errors.New("applier marker")
+	// ErrPartOf: the part-of setting (--part-of, spec.partOf) is not a
+	// valid label value.
+	ErrPartOf = errors.New("part-of (--part-of, spec.partOf) is not a valid label value")
 	// ErrSourceCoversSpec: a Component source or values file covers a file
 	// holding a spec (its own, or another).
 	ErrSourceCoversSpec = component.ErrSourceCoversSpec
