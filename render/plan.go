@@ -93,7 +93,7 @@ func newWavePlan(specs []*Item, reg generators.Registry, def int) (*wavePlan, er
 			}
 			k, ok := byKey[manifest.Key{Group: dep.Group, Kind: dep.Kind, Namespace: ns, Name: dep.Name}]
 			if !ok {
-				return nil, o.FieldError(dep.Field, fmt.Errorf("%w: %s %s/%s not found among the inputs", ErrDependency, dep.Kind, ns, dep.Name))
+				return nil, o.FieldError(dep.Field, fmt.Errorf("%w: %s not found among the inputs", ErrDependency, manifest.Quote(dep.Kind+" "+ns+"/"+dep.Name)))
 			}
 			p.deps[i] = append(p.deps[i], k)
 			p.depFields[i] = append(p.depFields[i], dep.Field)
@@ -102,10 +102,11 @@ func newWavePlan(specs []*Item, reg generators.Registry, def int) (*wavePlan, er
 	return p, p.levelize()
 }
 
-// name names spec i in messages: "Kind namespace/name".
+// name names spec i in messages: "Kind namespace/name", quoted when it
+// holds control characters (manifest.Quote).
 func (p *wavePlan) name(i int) string {
 	k := p.specs[i].Object.Key()
-	return k.Kind + " " + k.Namespace + "/" + k.Name
+	return manifest.Quote(k.Kind + " " + k.Namespace + "/" + k.Name)
 }
 
 // levelize groups the specs in levels and refuses cycles.

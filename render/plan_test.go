@@ -159,6 +159,11 @@ func TestWavePlan(t *testing.T) {
 			args:   args{specs: []*manifest.Object{planSpec("a", nil, nil, "ghost")}},
 			want:   want{err: "spec.dependsOn[0]: spec dependency: Plan ns/ghost not found among the inputs"},
 		},
+		"MissingQuoted": {
+			reason: "a missing dependency whose name holds control characters is named quoted",
+			args:   args{specs: []*manifest.Object{planSpec("a", nil, nil, "gh\nost\x1b")}},
+			want:   want{err: `spec.dependsOn[0]: spec dependency: "Plan ns/gh\nost\x1b" not found among the inputs`},
+		},
 		"NoName": {
 			reason: "a dependency without a name is an error at its field",
 			args:   args{specs: []*manifest.Object{planSpec("a", nil, nil, "")}},
