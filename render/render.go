@@ -107,7 +107,12 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 
 	res := &Result{}
 	var errs []error
+	srv := newServed(opts.Generators)
 	for _, o := range inputs {
+		if err := srv.check(o); err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		if err := checkInput(o); err != nil {
 			errs = append(errs, err)
 			continue

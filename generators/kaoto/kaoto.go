@@ -38,6 +38,10 @@ var (
 	openshiftSteps  = []step{service, route, deployment}
 )
 
+// Versions returns the versions of Kaoto the generator serves
+// (render.Versioned): v1alpha1, the operator's.
+func (g *Generator) Versions() []string { return []string{v1alpha1.Version} }
+
 // Generate implements generators.Generator.
 func (g *Generator) Generate(_ context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
 	k, err := Decode(spec)
