@@ -68,9 +68,12 @@ func decode(file string, data []byte, budget *Budget) ([]*Object, error) {
 		line := 1 + bytes.Count(data[:invalidUTF8Offset(data)], []byte("\n"))
 		return nil, &Error{File: file, Line: line, Err: fmt.Errorf("%w: invalid byte sequence", ErrEncoding)}
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	data = bytes.TrimPrefix(data, bom)
 	if bytes.IndexByte(data, '\r') >= 0 {
 		data = bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))
+	}
+	if bytes.Contains(data, bom) {
+		data = trimDocumentBOMs(data)
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var out []*Object
@@ -97,6 +100,9 @@ func decode(file string, data []byte, budget *Budget) ([]*Object, error) {
 		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
 			continue
 		}
+		if err := checkAnchors(file, root, map[*yaml.Node]bool{}); err != nil {
+			return nil, err
+		}
 		c.pos = map[string]int{}
 		v, err := c.value(root, "")
 		if err != nil {
@@ -119,6 +125,66 @@ func decode(file string, data []byte, budget *Budget) ([]*Object, error) {
 		out = append(out, items...)
 	}
 	return out, nil
+}
+
+// bom is the UTF-8 byte order mark, U+FEFF.
+var bom = []byte("\xef\xbb\xbf")
+
+// trimDocumentBOMs removes a byte order mark that starts a document: the
+// line after a "---" separator. kubectl splits a stream at separator lines
+// and decodes each document as a stream of its own, whose reader drops a
+// leading mark; here the whole file is one stream, so the mark would
+// become part of the first key ("\ufeffapiVersion"). Marks anywhere else
+// are left to the YAML parser, as kubectl leaves them.
+func trimDocumentBOMs(data []byte) []byte {
+	out := make([]byte, 0, len(data))
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line = data[:i+1]
+		}
+		out = append(out, line...)
+		data = data[len(line):]
+		if isSeparator(line) {
+			data = bytes.TrimPrefix(data, bom)
+		}
+	}
+	return out
+}
+
+// isSeparator reports whether line is a document separator as kubectl's
+// reader splits on: "---", then only blanks or a comment.
+func isSeparator(line []byte) bool {
+	rest, ok := bytes.CutPrefix(line, []byte("---"))
+	if !ok {
+		return false
+	}
+	rest = bytes.TrimSpace(rest)
+	return len(rest) == 0 || rest[0] == '#'
+}
+
+// checkAnchors refuses an alias whose anchor lies outside the document
+// of root: YAML anchors are local to their document (kubectl decodes each
+// document alone and says "unknown anchor"), but one decoder reading a
+// whole stream keeps the anchors of earlier documents. seen collects the
+// anchored nodes of this document in document order, which is the order
+// an anchor must precede its aliases in.
+func checkAnchors(file string, n *yaml.Node, seen map[*yaml.Node]bool) error {
+	if n.Kind == yaml.AliasNode {
+		if !seen[n.Alias] {
+			return &Error{File: file, Line: n.Line, Err: fmt.Errorf("%w: unknown anchor %q: anchors are local to their document, and this one is defined in an earlier document", ErrSyntax, n.Value)}
+		}
+		return nil
+	}
+	if n.Anchor != "" {
+		seen[n] = true
+	}
+	for _, e := range n.Content {
+		if err := checkAnchors(file, e, seen); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // expandList returns the items of a List or ResourceList, or obj itself.

@@ -26,6 +26,16 @@ func TestDecode(t *testing.T) {
 			in:     "apiVersion: v1\r\nkind: ConfigMap\r\nmetadata:\r\n  name: a\r\ndata:\r\n  k: v\r\n",
 			want:   []map[string]any{cm},
 		},
+		"BOMEveryDocument": {
+			reason: "a byte order mark starting any document is dropped, as kubectl decodes each document alone",
+			in:     "\ufeffapiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n---\n\ufeffapiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n--- # c\r\n\ufeffapiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n",
+			want:   []map[string]any{cm, cm, cm},
+		},
+		"AnchorRedefined": {
+			reason: "a later document may define an anchor of the same name and use it",
+			in:     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: &d {k: v}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: &d {k: v}\nx: *d\n",
+			want:   []map[string]any{cm, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a"}, "data": map[string]any{"k": "v"}, "x": map[string]any{"k": "v"}}},
+		},
 		"JSON": {
 			reason: "JSON is YAML",
 			in:     `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":"v"}}`,
@@ -98,6 +108,16 @@ func TestDecodeErrors(t *testing.T) {
 		"Scalar": {
 			reason: "a scalar document is not an object", in: "hello\n",
 			wantErr: ErrNotObject,
+		},
+		"AliasToEarlierDocument": {
+			reason:  "anchors are local to their document: an alias to an anchor of an earlier document is refused at the alias",
+			in:      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: &d {k: v}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata: *d\n",
+			wantErr: ErrSyntax, wantLine: 9, wantText: `unknown anchor "d"`,
+		},
+		"MergeFromEarlierDocument": {
+			reason:  "a merge key naming an anchor of an earlier document is refused too",
+			in:      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: &d {k: v}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata:\n  <<: *d\n",
+			wantErr: ErrSyntax, wantLine: 10, wantText: `unknown anchor "d"`,
 		},
 		"DuplicateKey": {
 			reason: "duplicate keys are refused with their line", in: "apiVersion: v1\nkind: X\nmetadata: {name: a}\nkind: Y\n",

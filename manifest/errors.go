@@ -3,8 +3,11 @@ package manifest
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Sentinel errors, checked with errors.Is.
@@ -44,11 +47,13 @@ func (o *Object) Ref() *Ref {
 }
 
 // Error formats as "file:line: Kind/namespace/name: field.path: message",
-// leaving out the parts that are unknown.
+// leaving out the parts that are unknown. File, object and field are
+// quoted (Quote) when they hold control characters, so that a file or
+// object name cannot forge report lines or send terminal escapes.
 func (e *Error) Error() string {
 	var b strings.Builder
 	if e.File != "" {
-		b.WriteString(e.File)
+		b.WriteString(Quote(e.File))
 		if e.Line > 0 {
 			b.WriteByte(':')
 			b.WriteString(strconv.Itoa(e.Line))
@@ -56,11 +61,11 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 	}
 	if e.Object != "" {
-		b.WriteString(e.Object)
+		b.WriteString(Quote(e.Object))
 		b.WriteString(": ")
 	}
 	if e.Field != "" {
-		b.WriteString(e.Field)
+		b.WriteString(Quote(e.Field))
 		b.WriteString(": ")
 	}
 	if e.Err != nil {
@@ -71,6 +76,45 @@ func (e *Error) Error() string {
 
 // Unwrap returns the cause.
 func (e *Error) Unwrap() error { return e.Err }
+
+// Quote returns s as it is when it holds no character that could disturb
+// a report line, else quoted as Go quotes strings (strconv.Quote: "a\nb",
+// "\x1b[2J"). Such characters are the control characters (line breaks,
+// escape, C1), Unicode line and paragraph separators, the bidirectional
+// overrides and isolates that reorder what a terminal shows, and bytes
+// that are not UTF-8. One pass, no allocation for ordinary names.
+func Quote(s string) string {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f {
+				return strconv.Quote(s)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unsafeRune(r, size) {
+			return strconv.Quote(s)
+		}
+		i += size
+	}
+	return s
+}
+
+func unsafeRune(r rune, size int) bool {
+	switch {
+	case r == utf8.RuneError && size <= 1:
+		return true
+	case unicode.IsControl(r):
+		return true
+	case r == '\u2028', r == '\u2029': // line and paragraph separators
+		return true
+	case r >= '\u202a' && r <= '\u202e', r >= '\u2066' && r <= '\u2069', r == '\u200e', r == '\u200f', r == '\u061c':
+		return true // bidirectional marks, embeddings, overrides and isolates
+	}
+	return false
+}
 
 // FieldError returns an Error about a field of o, located in o's source.
 func (o *Object) FieldError(field string, err error) *Error {
@@ -100,6 +144,158 @@ func Join(errs []error) error {
 		return errs[0]
 	}
 	return Errors(errs)
+}
+
+// MaxReported bounds the errors a report lists one by one (JoinReport):
+// beyond it, the rest is summarised by kind, so that thousands of bad
+// inputs give a readable report, not megabytes of stderr.
+const MaxReported = 100
+
+// maxKinds bounds the kinds an Omitted names.
+const maxKinds = 10
+
+// Omitted stands for the errors of a report beyond MaxReported. It reports
+// how many there are of each kind and unwraps to all of them, so that
+// errors.Is and errors.As still see every error.
+type Omitted []error
+
+// Error formats "and 19,900 more errors: 19,800 metadata.name: invalid
+// value: refused by the API server's rules; 100 ...", the kinds by count,
+// then by name.
+func (o Omitted) Error() string {
+	counts := map[string]int{}
+	for _, e := range o {
+		counts[errorKind(e)]++
+	}
+	kinds := make([]string, 0, len(counts))
+	for k := range counts {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool {
+		if counts[kinds[i]] != counts[kinds[j]] {
+			return counts[kinds[i]] > counts[kinds[j]]
+		}
+		return kinds[i] < kinds[j]
+	})
+	var b strings.Builder
+	b.WriteString("and ")
+	b.WriteString(thousands(len(o)))
+	b.WriteString(" more errors not listed: ")
+	for i, k := range kinds {
+		if i == maxKinds {
+			rest := 0
+			for _, k := range kinds[i:] {
+				rest += counts[k]
+			}
+			fmt.Fprintf(&b, "; %s of %d other kinds", thousands(rest), len(kinds)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(thousands(counts[k]))
+		b.WriteString(" × ")
+		b.WriteString(k)
+	}
+	return b.String()
+}
+
+// Unwrap returns the omitted errors.
+func (o Omitted) Unwrap() []error { return o }
+
+// errorKind names the kind of an error for a summary: the field of a
+// located error (indices left out) and the messages of the sentinels it
+// wraps, e.g. "metadata.name: invalid value: refused by the API server's
+// rules". Errors without sentinels are of the kind of their own message,
+// cut short.
+func errorKind(err error) string {
+	var parts []string
+	var me *Error
+	if errors.As(err, &me) {
+		if f := dropIndices(me.Field); f != "" {
+			parts = append(parts, f)
+		}
+		err = me.Err
+	}
+	var leaves []string
+	var walk func(e error)
+	walk = func(e error) {
+		switch u := e.(type) {
+		case interface{ Unwrap() error }:
+			if next := u.Unwrap(); next != nil {
+				walk(next)
+				return
+			}
+		case interface{ Unwrap() []error }:
+			for _, next := range u.Unwrap() {
+				walk(next)
+			}
+			return
+		}
+		leaves = append(leaves, e.Error())
+	}
+	if err != nil {
+		walk(err)
+	}
+	for _, l := range leaves {
+		if len(l) > 80 {
+			l = l[:77] + "..."
+		}
+		parts = append(parts, Quote(l))
+	}
+	return strings.Join(parts, ": ")
+}
+
+// dropIndices turns "items[12].name" into "items[].name".
+func dropIndices(field string) string {
+	if strings.IndexByte(field, '[') < 0 {
+		return field
+	}
+	var b strings.Builder
+	in := false
+	for _, r := range field {
+		switch {
+		case r == '[':
+			in = true
+			b.WriteRune(r)
+		case r == ']':
+			in = false
+			b.WriteRune(r)
+		case !in:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// thousands formats n with commas: 19,900.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// JoinReport joins errors for a report, in the order given: like Join, but
+// beyond MaxReported errors the rest become one Omitted, listed last. An
+// Omitted among errs is first expanded into its errors, so that reports
+// joined again stay capped once.
+func JoinReport(errs []error) error {
+	var flat []error
+	for _, e := range errs {
+		if o, ok := e.(Omitted); ok {
+			flat = append(flat, o...)
+			continue
+		}
+		flat = append(flat, e)
+	}
+	if len(flat) <= MaxReported {
+		return Join(flat)
+	}
+	out := make(Errors, 0, MaxReported+1)
+	out = append(out, flat[:MaxReported]...)
+	return append(out, Omitted(flat[MaxReported:]))
 }
 
 // Warning is a problem that does not stop the render, located like Error.

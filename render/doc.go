@@ -1,7 +1,8 @@
 // Package render is wavesmith's one rendering engine. The CLI, the KRM
 // function, the Argo CD plugin and the CI check all call it:
 //
-//	load & validate specs -> generate (one Generator per spec kind)
+//	load & validate specs (served kinds and versions of the registry's
+//	  groups, served.go) -> generate (one Generator per spec kind)
 //	  -> decorate (labels, wave and policy annotations per dialect, inventory)
 //	  -> validate the object set -> sort -> emit (stream | tree | ResourceList)
 //

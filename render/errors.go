@@ -17,6 +17,12 @@ var (
 	ErrWaveOrder     = errors.New("wave order violated")
 	ErrSymlinkLoop   = errors.New("directory symlink loop")
 	ErrApplierMarker = errors.New("applier marker")
+	// ErrUnserved: an object of a group wavesmith owns (designer.kaoto.io,
+	// wavesmith.io) whose kind or version no generator serves.
+	ErrUnserved = errors.New("not served by wavesmith")
+	// ErrPartOf: the part-of setting (--part-of, spec.partOf) is not a
+	// valid label value.
+	ErrPartOf = errors.New("part-of (--part-of, spec.partOf) is not a valid label value")
 	// ErrSourceCoversSpec: a Component source or values file covers a file
 	// holding a spec (its own, or another).
 	ErrSourceCoversSpec = component.ErrSourceCoversSpec

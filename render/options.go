@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/gitops"
@@ -40,7 +42,8 @@ type Options struct {
 	// and the built-in kinds. nil declares nothing.
 	Scope *scope.Table
 	// PartOf is the app.kubernetes.io/part-of given to objects that have none
-	// (default: the object's owner name).
+	// (default: the object's owner name); it must be a valid label value
+	// (CheckPartOf), never rewritten.
 	PartOf string
 	// KeepInputs leaves the objects the user wrote as they are, except the
 	// inventory annotations on specs and, when a spec must wait for a
@@ -70,6 +73,9 @@ func (o Options) normalize() (Options, error) {
 	if o.Namespace == "" {
 		o.Namespace = "default"
 	}
+	if err := CheckPartOf(o.PartOf); err != nil {
+		return o, err
+	}
 	if o.Dialects == nil {
 		o.Dialects = engines.Dialects()
 	}
@@ -86,6 +92,22 @@ func (o Options) normalize() (Options, error) {
 	}
 	o.Defaults = defaults
 	return o, nil
+}
+
+// CheckPartOf refuses a part-of setting the API server would refuse as a
+// label value (empty means the default and is fine). It is checked as
+// given, never rewritten: a value the user chose is theirs, and a silently
+// changed one would select other objects than they meant. The error wraps
+// ErrOptions and ErrPartOf; doors that know how the user spelled the
+// setting may call it to name it.
+func CheckPartOf(v string) error {
+	if v == "" {
+		return nil
+	}
+	if msgs := validation.IsValidLabelValue(v); len(msgs) > 0 {
+		return fmt.Errorf("%w: %w: %s", ErrOptions, ErrPartOf, strings.Join(quoted(v, msgs), ": "))
+	}
+	return nil
 }
 
 // PlatformFromAPIVersions returns openshift when route.openshift.io/v1 is

@@ -28,16 +28,20 @@ var ErrDependency = fmt.Errorf("spec dependency")
 //   - a spec itself lands in the wave of its last object, never earlier:
 //     engines wait for a spec's health, which waits for its children, so a
 //     spec placed before a child would block its own wave forever;
-//   - waves stay in -32768..32767 (checked where the values are resolved).
+//   - waves stay in -32768..32767: a dependency chain that pushes a spec
+//     past the last wave is an error at the spec's dependsOn entry (the
+//     other values are checked where they are resolved).
 //
 // Specs render level by level of their dependencies, so that a dependent's
 // wave can follow what its dependencies rendered. The plan is written on
 // the Result (Result.Plan), which delivery packages read.
 type wavePlan struct {
-	specs  []*Item
-	def    int
-	deps   [][]int // spec index -> the spec indices it depends on
-	levels [][]int // spec indices; level k depends only on levels < k
+	specs []*Item
+	def   int
+	deps  [][]int // spec index -> the spec indices it depends on
+	// depFields are the fields naming each of deps (spec.dependsOn[0]).
+	depFields [][]string
+	levels    [][]int // spec indices; level k depends only on levels < k
 	// set is the wave a spec sets, with the field that sets it.
 	set []*setWave
 	// wave is the wave of each spec itself, once its children rendered.
@@ -54,8 +58,8 @@ type setWave struct {
 // levels.
 func newWavePlan(specs []*Item, reg generators.Registry, def int) (*wavePlan, error) {
 	n := len(specs)
-	p := &wavePlan{specs: specs, def: def, deps: make([][]int, n), set: make([]*setWave, n),
-		wave: make([]int, n)}
+	p := &wavePlan{specs: specs, def: def, deps: make([][]int, n), depFields: make([][]string, n),
+		set: make([]*setWave, n), wave: make([]int, n)}
 	byKey := make(map[manifest.Key]int, n)
 	for i, it := range specs {
 		byKey[it.Object.Key()] = i
@@ -89,12 +93,20 @@ func newWavePlan(specs []*Item, reg generators.Registry, def int) (*wavePlan, er
 			}
 			k, ok := byKey[manifest.Key{Group: dep.Group, Kind: dep.Kind, Namespace: ns, Name: dep.Name}]
 			if !ok {
-				return nil, o.FieldError(dep.Field, fmt.Errorf("%w: %s %s/%s not found among the inputs", ErrDependency, dep.Kind, ns, dep.Name))
+				return nil, o.FieldError(dep.Field, fmt.Errorf("%w: %s not found among the inputs", ErrDependency, manifest.Quote(dep.Kind+" "+ns+"/"+dep.Name)))
 			}
 			p.deps[i] = append(p.deps[i], k)
+			p.depFields[i] = append(p.depFields[i], dep.Field)
 		}
 	}
 	return p, p.levelize()
+}
+
+// name names spec i in messages: "Kind namespace/name", quoted when it
+// holds control characters (manifest.Quote).
+func (p *wavePlan) name(i int) string {
+	k := p.specs[i].Object.Key()
+	return manifest.Quote(k.Kind + " " + k.Namespace + "/" + k.Name)
 }
 
 // levelize groups the specs in levels and refuses cycles.
@@ -102,10 +114,7 @@ func (p *wavePlan) levelize() error {
 	specs := p.specs
 	level := make([]int, len(specs))
 	state := make([]int, len(specs)) // 1 visiting, 2 done
-	name := func(i int) string {
-		k := specs[i].Object.Key()
-		return k.Kind + " " + k.Namespace + "/" + k.Name
-	}
+	name := p.name
 	var visit func(i int, path []int) error
 	visit = func(i int, path []int) error {
 		switch state[i] {
@@ -186,13 +195,19 @@ func (p *wavePlan) place(i int, objs []*manifest.Object) (int, error) {
 		}
 	}
 	if earliest >= need {
-		return base, nil
+		if p.set[i] != nil {
+			return base, nil // the spec's own wave: validation names it
+		}
+		return base, p.checkRange(i, objs, base, 0)
 	}
 	if s := p.set[i]; s != nil {
 		return 0, p.specs[i].Object.FieldError(s.field, fmt.Errorf("%w: wave %d puts its earliest object in wave %d, not after its dependencies (at least %d); remove the wave or set it to at least %d",
 			ErrDependency, s.wave, earliest, need, s.wave+need-earliest))
 	}
 	shift := need - earliest
+	if err := p.checkRange(i, objs, base, shift); err != nil {
+		return 0, err
+	}
 	for _, c := range objs {
 		if v, ok := c.Annotation(inventory.ApplyOrder); ok {
 			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
@@ -201,6 +216,35 @@ func (p *wavePlan) place(i int, objs []*manifest.Object) (int, error) {
 		}
 	}
 	return base + shift, nil
+}
+
+// checkRange refuses a dependency chain that pushes spec i's objects
+// (shifted by shift) past the last wave, at the dependsOn entry of the
+// latest dependency: the wave annotations beyond the range are the
+// plan's, never the user's, so an error about them would name a field the
+// user never wrote.
+func (p *wavePlan) checkRange(i int, objs []*manifest.Object, base, shift int) error {
+	latest := base
+	for _, c := range objs {
+		if v, ok := c.Annotation(inventory.ApplyOrder); ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+				latest = max(latest, n)
+			}
+		}
+	}
+	if latest+shift <= inventory.MaxOrder {
+		return nil
+	}
+	j := 0
+	for k, d := range p.deps[i] {
+		if p.wave[d] > p.wave[p.deps[i][j]] {
+			j = k
+		}
+	}
+	d := p.deps[i][j]
+	return p.specs[i].Object.FieldError(p.depFields[i][j], fmt.Errorf(
+		"%w: depending on %s, whose objects reach wave %d, puts this spec's objects up to wave %d, past the last wave %d; start the chain of dependencies in an earlier wave",
+		ErrDependency, p.name(d), p.wave[d], latest+shift, inventory.MaxOrder))
 }
 
 // record decides the wave of the spec itself once its children have their

@@ -134,9 +134,15 @@ func TestWavePlan(t *testing.T) {
 			want:   want{err: "wave 7 puts its earliest object in wave -99, not after its dependencies (at least 1); remove the wave or set it to at least 107"},
 		},
 		"OutOfRange": {
-			reason: "a shift beyond the wave range is an error at the object",
+			reason: "a dependency beyond the last wave is an error at the dependent's dependsOn, naming the dependency, not at an annotation the plan wrote",
 			args:   args{specs: []*manifest.Object{planSpec("a", w(32767), []int64{0}), planSpec("b", nil, []int64{0}, "a")}},
-			want:   want{err: `"32768" is not an integer in -32768..32767`},
+			want:   want{err: `Plan.example.com/ns/b: spec.dependsOn[0]: spec dependency: depending on Plan ns/a, whose objects reach wave 32767, puts this spec's objects up to wave 32768, past the last wave 32767`},
+		},
+		"OutOfRangeShift": {
+			reason: "a shift past the last wave names the latest of the dependencies",
+			args: args{specs: []*manifest.Object{planSpec("a", w(32760), []int64{0}), planSpec("c", w(3), []int64{0}),
+				planSpec("b", nil, []int64{-5, 0, 10}, "c", "a")}},
+			want: want{err: `Plan.example.com/ns/b: spec.dependsOn[1]: spec dependency: depending on Plan ns/a, whose objects reach wave 32760, puts this spec's objects up to wave 32776`},
 		},
 		"Cycle": {
 			reason: "a cycle is named",
@@ -152,6 +158,11 @@ func TestWavePlan(t *testing.T) {
 			reason: "a missing dependency is named",
 			args:   args{specs: []*manifest.Object{planSpec("a", nil, nil, "ghost")}},
 			want:   want{err: "spec.dependsOn[0]: spec dependency: Plan ns/ghost not found among the inputs"},
+		},
+		"MissingQuoted": {
+			reason: "a missing dependency whose name holds control characters is named quoted",
+			args:   args{specs: []*manifest.Object{planSpec("a", nil, nil, "gh\nost\x1b")}},
+			want:   want{err: `spec.dependsOn[0]: spec dependency: "Plan ns/gh\nost\x1b" not found among the inputs`},
 		},
 		"NoName": {
 			reason: "a dependency without a name is an error at its field",
@@ -169,6 +180,10 @@ func TestWavePlan(t *testing.T) {
 			if tc.want.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.want.err) {
 					t.Fatalf("%s:\ngot  %v\nwant an error containing %q", tc.reason, err, tc.want.err)
+				}
+				var me *manifest.Error
+				if !errors.Is(err, ErrDependency) || !errors.As(err, &me) || me.Object == "" {
+					t.Errorf("%s: want a located ErrDependency about a spec, got %#v", tc.reason, err)
 				}
 				return
 			}

@@ -107,7 +107,12 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 
 	res := &Result{}
 	var errs []error
+	srv := newServed(opts.Generators)
 	for _, o := range inputs {
+		if err := srv.check(o); err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		if err := checkInput(o); err != nil {
 			errs = append(errs, err)
 			continue
@@ -484,7 +489,7 @@ func (r *Result) WriteJSONList(w io.Writer) error {
 	for i, it := range r.Items {
 		j, err := yaml.YAMLToJSON(it.YAML)
 		if err != nil {
-			return fmt.Errorf("%s: %w", it.Key, err)
+			return fmt.Errorf("%s: %w", manifest.Quote(it.Key.String()), err)
 		}
 		sep := "\n"
 		if i > 0 {
@@ -536,18 +541,37 @@ func parallel(n int, fn func(i int)) {
 }
 
 // sortedJoin joins non-nil errors, flattening joined lists, in a stable
-// order (by message), so the report does not depend on scheduling.
+// order (by message), so the report does not depend on scheduling. It is
+// where errors are joined for reporting: beyond manifest.MaxReported, the
+// rest is one manifest.Omitted summarising them by kind.
 func sortedJoin(errs []error) error {
 	var flat []error
+	var add func(e error, top bool)
+	add = func(e error, top bool) {
+		switch j := e.(type) {
+		case nil:
+		case manifest.Errors:
+			for _, e := range j {
+				add(e, false)
+			}
+		case manifest.Omitted:
+			for _, e := range j {
+				add(e, false)
+			}
+		case interface{ Unwrap() []error }:
+			if !top {
+				flat = append(flat, e)
+				return
+			}
+			for _, e := range j.Unwrap() {
+				add(e, false)
+			}
+		default:
+			flat = append(flat, e)
+		}
+	}
 	for _, e := range errs {
-		if e == nil {
-			continue
-		}
-		if j, ok := e.(interface{ Unwrap() []error }); ok {
-			flat = append(flat, j.Unwrap()...)
-			continue
-		}
-		flat = append(flat, e)
+		add(e, true)
 	}
 	// By file, object and field path, so that the mistakes of one object
 	// read in the order of its fields, then by the whole text.
@@ -568,5 +592,5 @@ func sortedJoin(errs []error) error {
 	for i := range ks {
 		flat[i] = ks[i].err
 	}
-	return manifest.Join(flat)
+	return manifest.JoinReport(flat)
 }

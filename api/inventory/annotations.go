@@ -93,6 +93,13 @@ var Policies = []string{AdoptionPolicy, ReconcilePolicy, UpdatePolicy, DeletePol
 // Orders lists the integer order annotations in a fixed order.
 var Orders = []string{ApplyOrder, DeleteOrder, PurgeOrder}
 
+// The range of order annotations (apply, delete and purge orders): an
+// int16, as Argo CD's sync waves.
+const (
+	MinOrder = -1 << 15
+	MaxOrder = 1<<15 - 1
+)
+
 // ParseOrder parses an order annotation value: an integer in -32768..32767.
 func ParseOrder(v string) (int, error) {
 	n, err := strconv.ParseInt(v, 10, 16)

@@ -60,10 +60,10 @@ type RenderConfigSpec struct {
 	// Flux or Argo CD read (default: the output folder relative to its
 	// enclosing git repository).
 	TreePath string `json:"treePath,omitempty"`
-	// Flux, when set, adds flux/ to a tree: one Flux Kustomization per
+	// Flux, when set, adds _flux/ to a tree: one Flux Kustomization per
 	// wave, chained with dependsOn and wait.
 	Flux *FluxDelivery `json:"flux,omitempty"`
-	// ArgoCD, when set, adds argocd/ to a tree: an Argo CD Application for
+	// ArgoCD, when set, adds _argocd/ to a tree: an Argo CD Application for
 	// the tree, or an app of apps ordered by sync waves.
 	ArgoCD *ArgoCDDelivery `json:"argocd,omitempty"`
 }

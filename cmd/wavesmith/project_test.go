@@ -177,7 +177,7 @@ spec:
 	if _, ok := files["demo/kaoto-my-kaoto/route-my-kaoto.yaml"]; !ok {
 		t.Error("platform OpenShift (CamelCase, as policy values) from the project file: want Routes")
 	}
-	if !strings.Contains(files["flux/wave-0.yaml"], "timeout: 2m") {
+	if !strings.Contains(files["_flux/wave-0.yaml"], "timeout: 2m") {
 		t.Error("the project's Flux settings were not used")
 	}
 	if code, out, stderr := wavesmith(t, "", "check"); code != exitOK {

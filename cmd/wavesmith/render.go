@@ -43,14 +43,14 @@ rendered (check reuses it; it also marks DIR as output, never input). The
 tree is written aside and swapped in whole: a failed render leaves the old
 tree untouched, and files that no longer belong disappear.
 
-With --flux the tree also holds flux/: one Flux Kustomization per wave
-(flux/wave-<n>.yaml, applying flux/wave-<n>/), chained with dependsOn, wait
+With --flux the tree also holds _flux/: one Flux Kustomization per wave
+(_flux/wave-<n>.yaml, applying _flux/wave-<n>/), chained with dependsOn, wait
 and prune, for a Flux Kustomization to apply. Objects that move to another
 wave leave a handoff stub in their old wave, so that Flux does not prune
 them before the new wave adopts them; render reads the previous tree at DIR
 to find them.
 
-With --argocd the tree also holds argocd/: an Argo CD Application for the
+With --argocd the tree also holds _argocd/: an Argo CD Application for the
 tree, or, when Components depend on each other, an app of apps whose child
 Applications (one per spec folder) are ordered by sync waves. Both need the
 tree's path inside the repository: by default DIR relative to its git

@@ -30,13 +30,13 @@ type treeFlags struct {
 
 func (f *treeFlags) bind(c *cobra.Command) {
 	fs := c.Flags()
-	fs.BoolVar(&f.flux, "flux", false, "also write DIR/flux/: one Flux Kustomization per wave, chained with dependsOn and wait")
+	fs.BoolVar(&f.flux, "flux", false, "also write DIR/_flux/: one Flux Kustomization per wave, chained with dependsOn and wait")
 	fs.StringVar(&f.fluxName, "flux-name", "wavesmith", "prefix of the Kustomization names (<name>-wave-<n>)")
 	fs.StringVar(&f.fluxNamespace, "flux-namespace", "flux-system", "namespace of the Kustomizations")
 	fs.StringVar(&f.fluxSource, "flux-source", "GitRepository/flux-system", "source of the Kustomizations: KIND/NAME or KIND/NAMESPACE/NAME")
 	fs.StringVar(&f.fluxInterval, "flux-interval", "10m", "reconcile interval of the Kustomizations")
 	fs.StringVar(&f.fluxTimeout, "flux-timeout", "5m", "timeout of each wave: apply and health checks")
-	fs.BoolVar(&f.argocd, "argocd", false, "also write DIR/argocd/: an Argo CD Application for the tree (an app of apps ordered by sync waves when Components depend on each other)")
+	fs.BoolVar(&f.argocd, "argocd", false, "also write DIR/_argocd/: an Argo CD Application for the tree (an app of apps ordered by sync waves when Components depend on each other)")
 	fs.StringVar(&f.argoRepo, "argocd-repo", "", "URL of the git repository holding the tree (required with --argocd)")
 	fs.StringVar(&f.argoRevision, "argocd-revision", "HEAD", "branch, tag or commit the Applications follow")
 	fs.StringVar(&f.argoName, "argocd-name", "wavesmith", "name of the (root) Application, prefix of child Applications")

@@ -18,12 +18,12 @@ func TestTreeFlags(t *testing.T) {
 		"Flux": {
 			reason: "--flux adds one Kustomization per wave and a list of them",
 			args:   []string{"--flux", "--tree-path", "clusters/prod"}, code: exitOK,
-			files: []string{"flux/kustomization.yaml", "flux/wave-0.yaml", "flux/wave-0/kustomization.yaml", "flux/wave-m200.yaml"},
+			files: []string{"_flux/kustomization.yaml", "_flux/wave-0.yaml", "_flux/wave-0/kustomization.yaml", "_flux/wave-m200.yaml"},
 		},
 		"ArgoCD": {
 			reason: "--argocd adds the root Application (an app of apps: the examples' shop depends on widgets)",
 			args:   []string{"--argocd", "--argocd-repo", "https://git.example.com/p.git", "--tree-path", "clusters/prod"}, code: exitOK,
-			files: []string{"argocd/wavesmith.yaml", "argocd/apps/wavesmith-operators-component-shop.yaml"},
+			files: []string{"_argocd/wavesmith.yaml", "_argocd/apps/wavesmith-operators-component-shop.yaml"},
 		},
 		"ArgoCDWithoutRepo": {
 			reason: "an Application needs the repository URL",

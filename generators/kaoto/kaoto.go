@@ -38,6 +38,10 @@ var (
 	openshiftSteps  = []step{service, route, deployment}
 )
 
+// Versions returns the versions of Kaoto the generator serves
+// (render.Versioned): v1alpha1, the operator's.
+func (g *Generator) Versions() []string { return []string{v1alpha1.Version} }
+
 // Generate implements generators.Generator.
 func (g *Generator) Generate(_ context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
 	k, err := Decode(spec)
@@ -75,7 +79,9 @@ func (g *Generator) Generate(_ context.Context, spec *manifest.Object, opts gene
 }
 
 // Decode reads a Kaoto strictly: metadata.name is required, spec may hold
-// only image and ingress{host,path}, all strings. Errors name the field.
+// only image and ingress{host,path}, all strings; image, when given, must
+// be an image reference the API server and the kubelet accept. Errors
+// name the field.
 func Decode(spec *manifest.Object) (*v1alpha1.Kaoto, error) {
 	k := &v1alpha1.Kaoto{}
 	k.Name, k.Namespace = spec.Name(), spec.Namespace()
@@ -100,6 +106,12 @@ func Decode(spec *manifest.Object) (*v1alpha1.Kaoto, error) {
 			if err != nil {
 				errs = append(errs, err)
 				continue
+			}
+			if s != "" {
+				if err := checkImage(s); err != nil {
+					errs = append(errs, spec.FieldError(path, fmt.Errorf("%w: %w", manifest.ErrInvalid, err)))
+					continue
+				}
 			}
 			k.Spec.Image = s
 		case "ingress":

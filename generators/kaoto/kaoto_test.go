@@ -48,6 +48,9 @@ func TestDecodeErrors(t *testing.T) {
 		"ImageNumber":    {"image must be a string", "metadata: {name: a}\nspec:\n  image: 3\n", "spec.image", 6},
 		"IngressString":  {"ingress must be a mapping", "metadata: {name: a}\nspec:\n  ingress: x\n", "spec.ingress", 6},
 		"SpecList":       {"spec must be a mapping", "metadata: {name: a}\nspec: []\n", "spec", 5},
+		"ImageSpaces":    {"an image with spaces is refused at decode, not by the API server", "metadata: {name: a}\nspec:\n  image: ' img '\n", "spec.image", 6},
+		"ImageUpper":     {"an upper-case repository is refused", "metadata: {name: a}\nspec:\n  image: quay.io/Kaotoio/kaoto\n", "spec.image", 6},
+		"Replicas":       {"a Kaoto has no replicas field: a huge count is refused as unknown, never rendered", "metadata: {name: a}\nspec:\n  replicas: 99999999999\n", "spec.replicas", 6},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -70,6 +73,55 @@ func TestDecodeErrors(t *testing.T) {
 				t.Errorf("%s: line %d, want %d", tc.reason, me.Line, tc.wantLine)
 			}
 		})
+	}
+}
+
+func TestCheckImage(t *testing.T) {
+	cases := map[string]bool{
+		"quay.io/kaotoio/kaoto-app:stable":       true,
+		"kaoto":                                  true,
+		"library/kaoto:1.0":                      true,
+		"localhost/kaoto":                        true,
+		"localhost:5000/a/b__c.d-e--f:v1.2-rc_3": true,
+		"[::1]:5000/kaoto:tag":                   true,
+		"Registry.Example/kaoto":                 true,
+		"kaoto@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef":   true,
+		"kaoto:1@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef": true,
+		" img ":            false,
+		"img ":             false,
+		"im\ng":            false,
+		"im\x1b[2Jg":       false,
+		"Kaoto":            false,
+		"kaoto:":           false,
+		"kaoto:-x":         false,
+		"kaoto:a/b":        false,
+		":tag":             false,
+		"/kaoto":           false,
+		"kaoto/":           false,
+		"a//b":             false,
+		"-a":               false,
+		"a_":               false,
+		"a-_b":             false,
+		"a___b":            false,
+		"a..b":             false,
+		"reg.io:/a":        false,
+		"reg.io:x/a":       false,
+		"-reg.io/a":        false,
+		"kaoto@sha256:abc": false,
+		"kaoto@:0123456789abcdef0123456789abcdef":       false,
+		"kaoto@sha256:0123456789abcdef0123456789abcdeg": false,
+		"kaoto:" + strings.Repeat("t", 129):             false,
+		strings.Repeat("a", 256):                        false,
+		"käoto":                                         false,
+	}
+	for ref, ok := range cases {
+		err := checkImage(ref)
+		if (err == nil) != ok {
+			t.Errorf("checkImage(%q) = %v, want ok=%v", ref, err, ok)
+		}
+		if err != nil && !errors.Is(err, errImage) {
+			t.Errorf("checkImage(%q): %v does not wrap errImage", ref, err)
+		}
 	}
 }
 

@@ -20,9 +20,11 @@ import (
 )
 
 // Dir is the tree folder that holds the Applications; AppsDir holds the
-// child Applications of an app of apps.
+// child Applications of an app of apps. Dir starts with '_', so it is
+// never a namespace's folder (namespaces are DNS labels): a spec in a
+// namespace called argocd keeps its own folder, argocd/.
 const (
-	Dir     = "argocd"
+	Dir     = "_argocd"
 	AppsDir = Dir + "/apps"
 )
 
@@ -137,7 +139,7 @@ func (Engine) Files(p *gitops.Plan, _ fs.FS, cfg *v1alpha1.RenderConfigSpec) (ma
 }
 
 // Applications returns the Argo CD Applications that deploy the tree of
-// the plan from opts.Path in opts.RepoURL: file path (under argocd/,
+// the plan from opts.Path in opts.RepoURL: file path (under _argocd/,
 // slash-separated, relative to the tree) to content. See the package
 // documentation for the layout.
 func Applications(p *gitops.Plan, opts Options) (map[string][]byte, error) {

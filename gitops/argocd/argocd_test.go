@@ -91,7 +91,7 @@ func apps(t *testing.T, files map[string][]byte) []app {
 
 // TestAppOfApps checks the layout against the tree itself: one child per
 // tree folder, pointing at it, in its spec's wave, and no kustomization
-// in argocd/apps/ (Argo CD reads it as a plain directory).
+// in _argocd/apps/ (Argo CD reads it as a plain directory).
 func TestAppOfApps(t *testing.T) {
 	res := renderDir(t, "testdata/depends")
 	files, err := argocd.Applications(res.Plan(), testOptions)
@@ -99,12 +99,12 @@ func TestAppOfApps(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []app{
-		{"argocd/apps/wavesmith-infra-component-cache.yaml", "wavesmith-infra-component-cache", "-2", "clusters/prod/rendered/infra/component-cache"},
-		{"argocd/apps/wavesmith-objects.yaml", "wavesmith-objects", "-1", "clusters/prod/rendered/_objects"},
-		{"argocd/apps/wavesmith-shop-component-api.yaml", "wavesmith-shop-component-api", "1", "clusters/prod/rendered/shop/component-api"},
-		{"argocd/apps/wavesmith-shop-component-db.yaml", "wavesmith-shop-component-db", "0", "clusters/prod/rendered/shop/component-db"},
-		{"argocd/apps/wavesmith-shop-component-web.yaml", "wavesmith-shop-component-web", "5", "clusters/prod/rendered/shop/component-web"},
-		{"argocd/wavesmith.yaml", "wavesmith", "", "clusters/prod/rendered/argocd/apps"},
+		{"_argocd/apps/wavesmith-infra-component-cache.yaml", "wavesmith-infra-component-cache", "-2", "clusters/prod/rendered/infra/component-cache"},
+		{"_argocd/apps/wavesmith-objects.yaml", "wavesmith-objects", "-1", "clusters/prod/rendered/_objects"},
+		{"_argocd/apps/wavesmith-shop-component-api.yaml", "wavesmith-shop-component-api", "1", "clusters/prod/rendered/shop/component-api"},
+		{"_argocd/apps/wavesmith-shop-component-db.yaml", "wavesmith-shop-component-db", "0", "clusters/prod/rendered/shop/component-db"},
+		{"_argocd/apps/wavesmith-shop-component-web.yaml", "wavesmith-shop-component-web", "5", "clusters/prod/rendered/shop/component-web"},
+		{"_argocd/wavesmith.yaml", "wavesmith", "", "clusters/prod/rendered/_argocd/apps"},
 	}
 	got := apps(t, files)
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -127,7 +127,7 @@ func TestAppOfApps(t *testing.T) {
 		t.Errorf("%d tree folders %v, %d child argocd.Applications", len(treeFolders), treeFolders, len(got)-1)
 	}
 	if _, ok := files[argocd.AppsDir+"/kustomization.yaml"]; ok {
-		t.Error("argocd/apps/ must be a plain directory")
+		t.Error("_argocd/apps/ must be a plain directory")
 	}
 	for p := range files {
 		if _, ok := tree[p]; ok {
@@ -185,7 +185,7 @@ func TestSingleApplication(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []app{{"argocd/wavesmith.yaml", "wavesmith", "", "clusters/prod/rendered"}}
+	want := []app{{"_argocd/wavesmith.yaml", "wavesmith", "", "clusters/prod/rendered"}}
 	if diff := cmp.Diff(want, apps(t, files)); diff != "" {
 		t.Errorf("-want +got:\n%s", diff)
 	}

@@ -1,20 +1,20 @@
 // Package argocd writes the Argo CD Application objects
 // (argoproj.io/v1alpha1) that deploy a wavesmith GitOps tree from a git
 // repository. Applications returns them as extra tree files, all under
-// argocd/; the tree's root kustomization.yaml does not list argocd/, so
+// _argocd/; the tree's root kustomization.yaml does not list _argocd/, so
 // `kustomize build` of the tree (and so an Application of the whole tree)
 // never contains the Applications themselves.
 //
 // Layout. Without Component dependencies (no Component has
-// spec.dependsOn), one Application, argocd/<name>.yaml, deploys the whole
+// spec.dependsOn), one Application, _argocd/<name>.yaml, deploys the whole
 // tree: its source path is the tree's folder, which Argo CD builds with
 // kustomize (the root kustomization.yaml lists every folder), and the
 // objects' own argocd.argoproj.io/sync-wave annotations order the sync.
 //
 // With Component dependencies, an app of apps:
 //
-//	argocd/<name>.yaml            root Application, source <path>/argocd/apps
-//	argocd/apps/<child>.yaml      one Application per tree folder
+//	_argocd/<name>.yaml            root Application, source <path>/_argocd/apps
+//	_argocd/apps/<child>.yaml      one Application per tree folder
 //
 // Each spec folder (<namespace>/<kind>-<name>/) and the pass-through folder
 // (_objects/, when present) gets a child Application whose source path is
@@ -29,10 +29,10 @@
 //     (usually the Namespaces' -1), so the objects that no spec generated,
 //     such as Namespaces, come first.
 //
-// argocd/apps/ is a plain directory of YAML files, not a kustomization:
+// _argocd/apps/ is a plain directory of YAML files, not a kustomization:
 // Argo CD reads it as a directory source, non-recursively, so the root
 // Application needs no kustomize and cannot pick up the root Application
-// (argocd/<name>.yaml lies one folder up).
+// (_argocd/<name>.yaml lies one folder up).
 //
 // Child Application names are <name>-<namespace>-<kind>-<spec name> and
 // <name>-objects; a name longer than 63 characters (the label-value limit,

@@ -5,6 +5,7 @@
 package engines
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -40,25 +41,48 @@ func Dialects() []gitops.Dialect {
 	return out
 }
 
+// ErrDialect is matched (errors.Is) by every error of ParseDialects.
+var ErrDialect = errors.New("invalid dialect")
+
+// dialectError is an error of ParseDialects: its message names the
+// dialect, and it is ErrDialect for errors.Is.
+type dialectError string
+
+func (e dialectError) Error() string        { return string(e) }
+func (e dialectError) Is(target error) bool { return target == ErrDialect }
+
 // ParseDialects reads a comma-separated list of engine names; "none" (or
-// "") means none: an empty, non-nil list.
+// "") means none: an empty, non-nil list. "none" beside an engine's name
+// is an error: the list would contradict itself.
 func ParseDialects(s string) ([]gitops.Dialect, error) {
 	out := []gitops.Dialect{}
 	seen := map[string]bool{}
+	none := false
 	for _, p := range strings.Split(s, ",") {
 		p = strings.TrimSpace(strings.ToLower(p))
-		if p == "" || p == "none" || seen[p] {
+		if p == "" || seen[p] {
+			continue
+		}
+		seen[p] = true
+		if p == "none" {
+			none = true
 			continue
 		}
 		e, ok := byName(p)
 		if !ok {
-			return nil, fmt.Errorf("dialect %q: want %s or none", p, strings.Join(Names(), ", "))
+			return nil, dialectError(fmt.Sprintf("dialect %q: want %s or none", p, strings.Join(Names(), ", ")))
 		}
-		seen[p] = true
 		out = append(out, e)
 	}
 	// In the order of All, whatever the order given.
 	sort.SliceStable(out, func(i, j int) bool { return rank(out[i].Name()) < rank(out[j].Name()) })
+	if none && len(out) > 0 {
+		names := make([]string, len(out))
+		for i, d := range out {
+			names[i] = d.Name()
+		}
+		return nil, dialectError(fmt.Sprintf("dialect none cannot be combined with %s: give none alone for no engine's annotations, or the engines without none", strings.Join(names, ", ")))
+	}
 	return out, nil
 }
 

@@ -19,8 +19,14 @@ import (
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
-// Dir is the tree folder holding the Flux files.
-const Dir = "flux"
+// Dir is the tree folder holding the Flux files. It starts with '_', so
+// it is never a namespace's folder (namespaces are DNS labels): a spec in
+// a namespace called flux keeps its own folder, flux/.
+const Dir = "_flux"
+
+// LegacyDir is where trees rendered before Dir held their Flux files; a
+// previous tree's handoffs are read from there when it has no Dir.
+const LegacyDir = "flux"
 
 const (
 	// HandoffAnnotation names, on a stub, the wave that now holds the
@@ -135,7 +141,7 @@ func parseWaveLabel(s string) (int, bool) {
 	return n, true
 }
 
-// WaveDir is the tree folder of wave w: flux/wave-<label>.
+// WaveDir is the tree folder of wave w: _flux/wave-<label>.
 func WaveDir(w int) string { return Dir + "/wave-" + WaveLabel(w) }
 
 // KustomizationName is the name of wave w's Kustomization.
@@ -170,8 +176,8 @@ func (Engine) Files(p *gitops.Plan, previous fs.FS, cfg *v1alpha1.RenderConfigSp
 	return Files(p, previous, opts)
 }
 
-// Files returns the Flux files of the plan's tree: flux/kustomization.yaml listing one Kustomization per wave
-// (flux/wave-<n>.yaml) and, per wave, flux/wave-<n>/kustomization.yaml
+// Files returns the Flux files of the plan's tree: _flux/kustomization.yaml listing one Kustomization per wave
+// (_flux/wave-<n>.yaml) and, per wave, _flux/wave-<n>/kustomization.yaml
 // listing that wave's object files plus any handoff stubs. previous is the
 // tree being replaced (nil for a first render); it decides the stubs. Only
 // its Flux folders are read, and of its object files only those the new
@@ -282,6 +288,9 @@ func previousWaves(previous fs.FS, at map[string]manifest.Key) (map[manifest.Key
 		return old, nil
 	}
 	kfiles, err := fs.Glob(previous, Dir+"/wave-*/kustomization.yaml")
+	if err == nil && len(kfiles) == 0 {
+		kfiles, err = fs.Glob(previous, LegacyDir+"/wave-*/kustomization.yaml")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("previous tree: %w", err)
 	}

@@ -104,30 +104,30 @@ func TestHandoff(t *testing.T) {
 		"Unchanged": {
 			reason: "nothing moves: no stubs",
 			before: cm("a", "0") + cm("b", "1"), after: cm("a", "0") + cm("b", "1"),
-			want: map[string][]string{"flux/wave-0": {a}, "flux/wave-1": {b}},
+			want: map[string][]string{"_flux/wave-0": {a}, "_flux/wave-1": {b}},
 		},
 		"MovesLater": {
 			reason: "an object moving to a later wave leaves a stub in its old wave, which reconciles first",
 			before: cm("a", "0") + cm("b", "0") + cm("c", "2"), after: cm("a", "0") + cm("b", "2") + cm("c", "2"),
 			want: map[string][]string{
-				"flux/wave-0": {a, "stub ConfigMap/demo/b wave-2 ssa=Ignore"},
-				"flux/wave-2": {b, c},
+				"_flux/wave-0": {a, "stub ConfigMap/demo/b wave-2 ssa=Ignore"},
+				"_flux/wave-2": {b, c},
 			},
 		},
 		"MovesEarlier": {
 			reason: "an object moving to an earlier wave is adopted before its old wave prunes: no stub",
 			before: cm("a", "0") + cm("b", "2") + cm("c", "2"), after: cm("a", "0") + cm("b", "0") + cm("c", "2"),
-			want: map[string][]string{"flux/wave-0": {a, b}, "flux/wave-2": {c}},
+			want: map[string][]string{"_flux/wave-0": {a, b}, "_flux/wave-2": {c}},
 		},
 		"OldWaveEmptied": {
 			reason: "a wave left empty would be deleted with what it owns: it stays, holding stubs",
 			before: cm("a", "0") + cm("b", "3"), after: cm("a", "0") + cm("b", "0"),
-			want: map[string][]string{"flux/wave-0": {a, b}, "flux/wave-3": {"stub ConfigMap/demo/b wave-0 ssa=Ignore"}},
+			want: map[string][]string{"_flux/wave-0": {a, b}, "_flux/wave-3": {"stub ConfigMap/demo/b wave-0 ssa=Ignore"}},
 		},
 		"Removed": {
 			reason: "an object leaving the render is pruned by its wave: no stub",
 			before: cm("a", "0") + cm("b", "1"), after: cm("a", "0"),
-			want: map[string][]string{"flux/wave-0": {a}},
+			want: map[string][]string{"_flux/wave-0": {a}},
 		},
 	}
 	for name, tc := range cases {
@@ -148,11 +148,28 @@ func TestHandoff(t *testing.T) {
 	}
 }
 
+// TestHandoffFromLegacyDir: a tree rendered when the Flux files lay in
+// flux/ still gives its handoffs to the first render into _flux/.
+func TestHandoffFromLegacyDir(t *testing.T) {
+	before := tree(t, renderYAML(t, cm("a", "0")+cm("b", "0")), nil)
+	legacy := map[string][]byte{}
+	for p, b := range before {
+		if rest, ok := strings.CutPrefix(p, flux.Dir+"/"); ok {
+			p = flux.LegacyDir + "/" + rest
+		}
+		legacy[p] = b
+	}
+	after := tree(t, renderYAML(t, cm("a", "0")+cm("b", "1")), legacy)
+	if _, ok := after["_flux/wave-0/handoff-configmap-demo-b.yaml"]; !ok {
+		t.Errorf("no handoff stub read from the legacy flux/ folder: %v", keys(after))
+	}
+}
+
 func TestHandoffStubRemovedByHand(t *testing.T) {
 	before := tree(t, renderYAML(t, cm("a", "0")+cm("b", "0")), nil)
 	res := renderYAML(t, cm("a", "0")+cm("b", "1"))
 	after := tree(t, res, before)
-	stub := "flux/wave-0/handoff-configmap-demo-b.yaml"
+	stub := "_flux/wave-0/handoff-configmap-demo-b.yaml"
 	if _, ok := after[stub]; !ok {
 		t.Fatalf("want %s in the tree, got %v", stub, keys(after))
 	}
@@ -190,7 +207,7 @@ func TestExamplesGolden(t *testing.T) {
 	// Every Kustomization passes the API server's metadata rules (a wave
 	// label "-106" did not: negative waves could not be applied).
 	for p, b := range files {
-		if !strings.HasPrefix(p, "flux/wave-") || !strings.HasSuffix(p, ".yaml") || strings.Count(p, "/") != 1 {
+		if !strings.HasPrefix(p, "_flux/wave-") || !strings.HasSuffix(p, ".yaml") || strings.Count(p, "/") != 1 {
 			continue
 		}
 		ks, err := manifest.Decode(p, b)
@@ -289,7 +306,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := string(files["flux/wave-200.yaml"])
+	got := string(files["_flux/wave-200.yaml"])
 	for _, want := range []string{"  - name: wavesmith-wave-102\n", "  - name: wavesmith-wave-101\n"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("wave 200 should depend on %q (previous wave, and the last wave of widgets):\n%s", strings.TrimSpace(want), got)
@@ -299,9 +316,9 @@ spec:
 
 func TestBrokenPreviousTree(t *testing.T) {
 	res := renderYAML(t, cm("a", "0"))
-	prev := fstest.MapFS{"flux/wave-0/kustomization.yaml": &fstest.MapFile{Data: []byte("resources: [unterminated\n")}}
+	prev := fstest.MapFS{"_flux/wave-0/kustomization.yaml": &fstest.MapFile{Data: []byte("resources: [unterminated\n")}}
 	_, err := flux.Files(res.Plan(), prev, flux.Options{Path: "x"})
-	if !errors.Is(err, manifest.ErrInvalid) || !strings.Contains(err.Error(), "flux/wave-0/kustomization.yaml") || !strings.Contains(err.Error(), "delete its flux/ folder") {
+	if !errors.Is(err, manifest.ErrInvalid) || !strings.Contains(err.Error(), "_flux/wave-0/kustomization.yaml") || !strings.Contains(err.Error(), "delete its _flux/ folder") {
 		t.Errorf("want an error naming the broken file and the way out, got %v", err)
 	}
 }

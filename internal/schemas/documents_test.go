@@ -57,7 +57,13 @@ func TestDocuments(t *testing.T) {
 		},
 		"RenderConfigValid": {
 			reason: "the README's project file",
-			kind:   "RenderConfig", doc: renderConfig + "spec: {inputs: [deploy], output: out, platform: openshift, wave: 2, dialects: [argocd, none], policies: {update: ssa-merge}, flux: {source: GitRepository/flux-system, timeout: 5m}, argocd: {repo: https://git.example.com/x.git}}\n",
+			kind:   "RenderConfig", doc: renderConfig + "spec: {inputs: [deploy], output: out, platform: openshift, wave: 2, dialects: [argocd], policies: {update: ssa-merge}, flux: {source: GitRepository/flux-system, timeout: 5m}, argocd: {repo: https://git.example.com/x.git}}\n",
+		},
+		"RenderConfigDialectsNoneCombined": {
+			reason: "none beside an engine contradicts itself",
+			kind:   "RenderConfig", doc: renderConfig + "spec: {dialects: [argocd, none]}\n",
+			wavesmith:  "dialect none cannot be combined with argocd",
+			difference: "a list that holds none and an engine is refused by wavesmith only",
 		},
 		"RenderConfigBare": {
 			reason: "a RenderConfig needs no metadata and no spec",
@@ -255,14 +261,14 @@ func TestDocuments(t *testing.T) {
 		"WrongKind": {
 			reason: "a document of another kind of the group",
 			kind:   "Kaoto", doc: "apiVersion: designer.kaoto.io/v1alpha1\nkind: Kaoto2\nmetadata: {name: k, namespace: demo}\n",
-			schema:     []string{"kind"},
-			difference: "wavesmith passes objects of kinds it does not render through; a schema describes one kind",
+			schema:    []string{"kind"},
+			wavesmith: "kind Kaoto2 is not served in designer.kaoto.io (served: Kaoto); did you mean kind Kaoto?",
 		},
 		"WrongComponentKind": {
 			reason: "a misspelt kind",
 			kind:   "Component", doc: "apiVersion: wavesmith.io/v1alpha1\nkind: Componnet\nmetadata: {name: c, namespace: demo}\n" + chart + "}\n",
-			schema:     []string{"kind"},
-			difference: "wavesmith passes objects of kinds it does not render through; a schema describes one kind",
+			schema:    []string{"kind"},
+			wavesmith: "did you mean kind Component?",
 		},
 		"TopLevelTypo": {
 			reason: "a misspelt top-level field of a spec",

@@ -141,7 +141,7 @@ func (s *source) publish(t *testing.T, ctx context.Context, dir string) string {
 }
 
 // applyRoot creates the one Kustomization a user writes by hand (README,
-// "Delivering with Flux"): it applies the tree's flux/ folder, that is the
+// "Delivering with Flux"): it applies the tree's _flux/ folder, that is the
 // wave Kustomizations, which kustomize-controller then reconciles.
 func (cl *cluster) applyRoot(t *testing.T, ctx context.Context, name, fluxPath string) {
 	t.Helper()

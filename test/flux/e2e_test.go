@@ -119,7 +119,7 @@ func TestEndToEnd(t *testing.T) {
 	defer cancel()
 	rev := src.publish(t, ctx, repo)
 	for p := range platforms {
-		cl.applyRoot(t, ctx, p, "./deploy/"+p+"/flux")
+		cl.applyRoot(t, ctx, p, "./deploy/"+p+"/_flux")
 	}
 	cl.waitApplied(t, ctx, 4*time.Minute, rev, names)
 
@@ -222,7 +222,7 @@ func TestEndToEndOldPlacement(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	rev := src.publish(t, ctx, repo)
-	cl.applyRoot(t, ctx, "kubernetes", "./deploy/kubernetes/flux")
+	cl.applyRoot(t, ctx, "kubernetes", "./deploy/kubernetes/_flux")
 
 	// Bounded: the wave's health check times out after 40 s; the wait
 	// allows for a busy machine, and fails as soon as every wave is Ready.

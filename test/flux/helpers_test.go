@@ -107,7 +107,7 @@ type ksFile struct {
 }
 
 // wave is the wave a generated Kustomization applies, from its file name
-// flux/wave-<n>.yaml (wave-m<n>.yaml for -n).
+// _flux/wave-<n>.yaml (wave-m<n>.yaml for -n).
 func (k ksFile) wave(t testing.TB) int {
 	t.Helper()
 	label, ok := strings.CutPrefix(strings.TrimSuffix(filepath.Base(k.File), ".yaml"), "wave-")
@@ -123,19 +123,19 @@ func (k ksFile) wave(t testing.TB) int {
 }
 
 // waveFolder is the folder of a tree (deploy) that Kustomization k
-// applies: flux/wave-<n>, named like its file.
+// applies: _flux/wave-<n>, named like its file.
 func waveFolder(deploy string, k ksFile) string {
-	return filepath.Join(deploy, "flux", strings.TrimSuffix(filepath.Base(k.File), ".yaml"))
+	return filepath.Join(deploy, "_flux", strings.TrimSuffix(filepath.Base(k.File), ".yaml"))
 }
 
-// kustomizations reads DIR/flux/wave-*.yaml and returns them in an order
+// kustomizations reads DIR/_flux/wave-*.yaml and returns them in an order
 // that respects dependsOn (failing on a dependency that does not exist
 // or a cycle), the order kustomize-controller reconciles them in.
 func kustomizations(t testing.TB, dir string) []ksFile {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(dir, "flux", "wave-*.yaml"))
+	files, err := filepath.Glob(filepath.Join(dir, "_flux", "wave-*.yaml"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no Kustomizations in %s/flux: %v", dir, err)
+		t.Fatalf("no Kustomizations in %s/_flux: %v", dir, err)
 	}
 	byName := map[string]ksFile{}
 	for _, f := range files {

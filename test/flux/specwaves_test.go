@@ -119,7 +119,7 @@ func specWaves(t *testing.T, deploy string) []specWave {
 			c := parts[2] + "/" + parts[3] + "/" + parts[4]
 			w, ok := waves[c]
 			if !ok {
-				t.Fatalf("%s: child %s is in no wave of %s/flux", sw.id, c, deploy)
+				t.Fatalf("%s: child %s is in no wave of %s/_flux", sw.id, c, deploy)
 			}
 			sw.children[c] = w
 			if strings.Contains(" "+attrs, " hook=") {
@@ -130,7 +130,7 @@ func specWaves(t *testing.T, deploy string) []specWave {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].id < out[j].id })
 	if len(out) == 0 {
-		t.Fatalf("%s/flux applies no spec", deploy)
+		t.Fatalf("%s/_flux applies no spec", deploy)
 	}
 	return out
 }

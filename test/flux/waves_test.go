@@ -77,7 +77,7 @@ func TestWavesOnCluster(t *testing.T) {
 	defer cancel()
 	src := cl.newSource(t, "flux-system")
 	rev := src.publish(t, ctx, work)
-	cl.applyRoot(t, ctx, "wavesmith", "./deploy/flux")
+	cl.applyRoot(t, ctx, "wavesmith", "./deploy/_flux")
 
 	waitFor(t, ctx, 3*time.Minute, heldKs+" waiting on "+heldJob+" and "+nextKs+" on it", func() string {
 		cl.failFast(t, ctx, rev, names)
@@ -267,7 +267,7 @@ data: {b: "2"}
 	}
 	specs(in, "0")
 	render(deploy)
-	cl.applyRoot(t, ctx, "wavesmith", "./deploy/flux")
+	cl.applyRoot(t, ctx, "wavesmith", "./deploy/_flux")
 	publish(work)
 	before, owner := uid()
 	if before == "" || owner != "wavesmith-wave-0" {
@@ -278,7 +278,7 @@ data: {b: "2"}
 	// revision first (wave 1 depends on it).
 	specs(in, "1")
 	render(deploy)
-	if _, err := os.Stat(filepath.Join(deploy, "flux", "wave-0", "handoff-configmap-handoff-data.yaml")); err != nil {
+	if _, err := os.Stat(filepath.Join(deploy, "_flux", "wave-0", "handoff-configmap-handoff-data.yaml")); err != nil {
 		t.Fatalf("want a handoff stub in wave 0: %v", err)
 	}
 	publish(work)
@@ -304,7 +304,7 @@ data: {b: "2"}
 	specs(in, "1")
 	fresh := filepath.Join(work, "fresh")
 	render(filepath.Join(fresh, "deploy"))
-	if _, err := os.Stat(filepath.Join(fresh, "deploy", "flux", "wave-0", "handoff-configmap-handoff-data.yaml")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(fresh, "deploy", "_flux", "wave-0", "handoff-configmap-handoff-data.yaml")); !os.IsNotExist(err) {
 		t.Fatalf("a render without a previous tree wrote a stub: %v", err)
 	}
 	publish(fresh)
