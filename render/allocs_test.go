@@ -1,0 +1,71 @@
+package render
+
+import (
+	"context"
+	"testing"
+
+	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/manifest"
+)
+
+// allocBudgets are the allocations that decoding, rendering and encoding
+// one spec may take, measured and given a margin of about 25%: a change
+// that makes rendering allocate more fails here on any machine, however
+// busy (an allocation count does not depend on time). Lower a budget when
+// a change makes rendering cheaper; raise one only with the reason in the
+// commit.
+var allocBudgets = map[string]float64{
+	"kaoto":           700,
+	"chart-component": 15000,
+}
+
+const allocKaoto = `apiVersion: designer.kaoto.io/v1alpha1
+kind: Kaoto
+metadata:
+  name: designer
+  namespace: demo
+spec:
+  image: quay.io/kaotoio/kaoto-app:2.4.0
+  ingress: {host: kaoto.example.com, path: /designer}
+`
+
+// A Component of the webapp chart (testdata/charts/webapp), read from a
+// file beside the examples as a user's would be.
+const allocComponent = `apiVersion: wavesmith.io/v1alpha1
+kind: Component
+metadata:
+  name: web
+  namespace: apps
+spec:
+  source:
+    chart: {path: ../charts/webapp}
+  values: {replicaCount: 2}
+`
+
+// TestRenderAllocations is the regression guard of rendering speed: the
+// allocations of one render of one spec, against allocBudgets.
+func TestRenderAllocations(t *testing.T) {
+	for name, in := range map[string]string{"kaoto": allocKaoto, "chart-component": allocComponent} {
+		t.Run(name, func(t *testing.T) {
+			run := func() {
+				objs, err := manifest.Decode("../testdata/examples/alloc.yaml", []byte(in))
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := Render(context.Background(), objs, Options{Generators: builtin.Registry(), Root: "..", DiscardObjects: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(res.Stream()) == 0 {
+					t.Fatal("an empty stream")
+				}
+			}
+			run() // warm what is computed once per process
+			got := testing.AllocsPerRun(20, run)
+			t.Logf("%s: %.0f allocations per render (budget %.0f)", name, got, allocBudgets[name])
+			if got > allocBudgets[name] {
+				t.Errorf("rendering one %s allocates %.0f times, over its budget of %.0f: find what allocates more (go test -run '^$' -bench . -benchmem -memprofile), or raise the budget with the reason", name, got, allocBudgets[name])
+			}
+		})
+	}
+}
