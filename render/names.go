@@ -70,6 +70,18 @@ func nameFunc(group, kind string) apivalidation.ValidateNameFunc {
 
 // nameViolations checks the name and the namespace of k.
 func nameViolations(k manifest.Key) []violation {
+	ks := keyString(k)
+	if knownKeys.has(ks) {
+		return nil
+	}
+	out := nameViolationsFull(k)
+	if len(out) == 0 {
+		knownKeys.add(ks)
+	}
+	return out
+}
+
+func nameViolationsFull(k manifest.Key) []violation {
 	var out []violation
 	// The API server serves a kind under its lower-case plural, a DNS-1035
 	// label, and a group under a DNS-1123 subdomain (apiextensions'
@@ -104,6 +116,17 @@ func quoted(v string, msgs []string) []string {
 // metadataViolations checks labels and annotations; their values are
 // strings (checkMetadata).
 func metadataViolations(o *manifest.Object) []violation {
+	if knownValidMetadata(o) {
+		return nil
+	}
+	out := metadataViolationsFull(o)
+	if len(out) == 0 {
+		rememberMetadata(o)
+	}
+	return out
+}
+
+func metadataViolationsFull(o *manifest.Object) []violation {
 	var out []violation
 	if labels := stringMap(o.Labels()); len(labels) > 0 {
 		out = append(out, fieldViolations(metav1validation.ValidateLabels(labels, field.NewPath("metadata", "labels")))...)
