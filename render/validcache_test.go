@@ -30,8 +30,8 @@ func TestKnownValidAgreesWithFullRules(t *testing.T) {
 	big := strings.Repeat("x", 200<<10)
 	objs := []*manifest.Object{
 		obj("ok", "demo", map[string]any{"app.kubernetes.io/name": "web"}, map[string]any{"a.example.com/x": "1"}),
-		obj("ok", "demo", map[string]any{"app.kubernetes.io/name": "not valid!"}, nil),        // a known key, a bad value
-		obj("ok", "demo", map[string]any{"Bad Key": "web"}, nil),                              // a bad key, a known value
+		obj("ok", "demo", map[string]any{"app.kubernetes.io/name": "not valid!"}, nil),         // a known key, a bad value
+		obj("ok", "demo", map[string]any{"Bad Key": "web"}, nil),                               // a bad key, a known value
 		obj("ok", "demo", nil, map[string]any{"a.example.com/x": big, "b.example.com/y": big}), // known keys, too large together
 		obj("Bad_Name", "demo", nil, nil),
 		obj("ok", "Bad_Namespace", nil, nil),
