@@ -1,6 +1,7 @@
 package tree
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -107,6 +108,27 @@ func Read(dir string) (map[string][]byte, error) {
 		return nil, err
 	}
 	return files, nil
+}
+
+// ReadLocked is Read under the lock Write holds (waited for until ctx
+// ends), so that a check never reads a tree a render is swapping. Where
+// the lock cannot be made (a read-only checkout, a missing parent) it
+// reads without it: no render can be writing there either.
+func ReadLocked(ctx context.Context, dir string) (map[string][]byte, error) {
+	dir = filepath.Clean(dir)
+	release, err := lock(ctx, filepath.Dir(dir), filepath.Base(dir), true)
+	switch {
+	case err == nil:
+	case errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM), errors.Is(err, fs.ErrNotExist):
+		return Read(dir)
+	default:
+		return nil, err
+	}
+	files, err := Read(dir)
+	if rerr := release(); err == nil && rerr != nil {
+		return nil, rerr
+	}
+	return files, err
 }
 
 // openTree opens the folder dir as a root, refusing a symlink.
