@@ -286,9 +286,9 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 // any file is read: --root; under Argo CD the checkout
 // (argocdcmp.Root: the working folder less ARGOCD_APP_SOURCE_PATH, an
 // error when they disagree); else the git repository enclosing the first
-// PATH (or, without PATH, --config's folder, check's DIR, the current
-// folder), else that folder itself. The project file, the tree record and
-// the inputs they name never move it.
+// PATH (without PATH: check's DIR, else the current folder), else that
+// folder itself. --config, the project file, the tree record and the
+// inputs they name never move it: they are read inside it.
 func (f *renderFlags) decideRoot(args []string, hint string) (string, error) {
 	if f.root != "" {
 		return f.root, nil
@@ -304,11 +304,7 @@ func (f *renderFlags) decideRoot(args []string, hint string) (string, error) {
 			break
 		}
 	}
-	switch {
-	case first != nil:
-	case f.configFile != "":
-		first = []string{filepath.Dir(f.configFile)}
-	case hint != "" && hint != "-":
+	if first == nil && hint != "" && hint != "-" {
 		first = []string{hint}
 	}
 	return render.DefaultRoot(first), nil
