@@ -61,6 +61,7 @@ func (l *Layer) name(path string) string {
 type Merged struct {
 	Spec v1alpha1.RenderConfigSpec
 	from map[string]*Layer
+	dir  string // the first layer's Dir that is set
 }
 
 // Name names a field as the user wrote it in the layer that set it; for a
@@ -90,6 +91,9 @@ func Merge(layers ...Layer) *Merged {
 	for i := range layers {
 		l := &layers[i]
 		spec := l.Spec
+		if l.Dir != "" && m.dir == "" {
+			m.dir = l.Dir
+		}
 		if l.Dir != "" {
 			spec.Inputs = append([]string(nil), spec.Inputs...)
 			for j, in := range spec.Inputs {
@@ -154,10 +158,15 @@ func (e *FieldError) Error() string { return e.Name + ": " + e.Err.Error() }
 // Unwrap returns ErrConfig and the cause.
 func (e *FieldError) Unwrap() []error { return []error{ErrConfig, e.Err} }
 
-// Options is OptionsIn the git repository enclosing the current folder
-// (else the current folder): the KRM function's root.
+// Options is OptionsIn the git repository enclosing the folder of the
+// settings (the first layer's Dir; the current folder when none is
+// set), else that folder: the KRM function's root.
 func (m *Merged) Options() (render.Options, time.Duration, error) {
-	r, err := tree.OpenRoot(render.FindRoot("."))
+	dir := m.dir
+	if dir == "" {
+		dir = "."
+	}
+	r, err := tree.OpenRoot(render.FindRoot(dir))
 	if err != nil {
 		return render.Options{}, 0, err
 	}
