@@ -110,18 +110,10 @@ func Read(dir string) (map[string][]byte, error) {
 	return files, nil
 }
 
-// ReadLocked is Read under the lock Write holds (waited for until ctx
-// ends), so that a check never reads a tree a render is swapping. Where
-// the lock cannot be made (a read-only checkout, a missing parent) it
-// reads without it: no render can be writing there either.
+// ReadLocked is Read under WaitLock.
 func ReadLocked(ctx context.Context, dir string) (map[string][]byte, error) {
-	dir = filepath.Clean(dir)
-	release, err := lock(ctx, filepath.Dir(dir), filepath.Base(dir), true)
-	switch {
-	case err == nil:
-	case errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM), errors.Is(err, fs.ErrNotExist):
-		return Read(dir)
-	default:
+	release, err := WaitLock(ctx, dir)
+	if err != nil {
 		return nil, err
 	}
 	files, err := Read(dir)
@@ -129,6 +121,23 @@ func ReadLocked(ctx context.Context, dir string) (map[string][]byte, error) {
 		return nil, rerr
 	}
 	return files, err
+}
+
+// WaitLock takes the lock Write holds for the tree at dir, waiting for
+// it until ctx ends, so that a check never reads a tree a render is
+// swapping. Where the lock cannot be made (a read-only checkout, a
+// missing parent) it returns a release that does nothing: no render can
+// be writing there either.
+func WaitLock(ctx context.Context, dir string) (release func() error, err error) {
+	dir = filepath.Clean(dir)
+	release, err = lock(ctx, filepath.Dir(dir), filepath.Base(dir), true)
+	switch {
+	case err == nil:
+		return release, nil
+	case errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM), errors.Is(err, fs.ErrNotExist):
+		return func() error { return nil }, nil
+	}
+	return nil, err
 }
 
 // openTree opens the folder dir as a root, refusing a symlink.

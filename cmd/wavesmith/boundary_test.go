@@ -322,3 +322,22 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// fullWriter fails every write, as /dev/full does (ENOSPC).
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestWriteErrorsFail: a command whose standard output cannot be written
+// (discover > /dev/full) exits non-zero, saying so.
+func TestWriteErrorsFail(t *testing.T) {
+	repo, _ := boundaryRepo(t)
+	write(t, filepath.Join(repo, "deploy", ".wavesmith.yaml"), "")
+	for _, args := range [][]string{{"discover", "deploy"}, {"render", "-q", "deploy"}, {"graph", "-q", "deploy"}} {
+		var stderr strings.Builder
+		code := run(args, strings.NewReader(""), fullWriter{}, &stderr)
+		if code == exitOK || !strings.Contains(stderr.String(), "no space left on device") {
+			t.Errorf("%v to a full device: exit %d, stderr %q", args, code, stderr.String())
+		}
+	}
+}

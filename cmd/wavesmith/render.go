@@ -227,13 +227,20 @@ check win over it. Without -o, the project file's output is the tree.` + exitCod
 				return err
 			}
 			f.printWarnings(c, res)
-			got, err := tree.ReadLocked(c.Context(), dir)
+			// Under the tree's lock: a render swapping DIR in the
+			// meantime is waited for, never half seen.
+			release, err := tree.WaitLock(c.Context(), dir)
 			if err != nil {
-				return fmt.Errorf("reading %s: %w", dir, err)
+				return err
 			}
+			defer func() { _ = release() }()
 			want, err := files(c, s, res, dir)
 			if err != nil {
 				return err
+			}
+			got, err := tree.Read(dir)
+			if err != nil {
+				return fmt.Errorf("reading %s: %w", dir, err)
 			}
 			diff := tree.Diff(want, got)
 			if diff == "" {
