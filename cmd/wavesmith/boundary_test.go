@@ -341,3 +341,16 @@ func TestWriteErrorsFail(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputNewParentsOutside: -o outside the repository whose parents do
+// not exist yet: they are made.
+func TestOutputNewParentsOutside(t *testing.T) {
+	_, outside := boundaryRepo(t)
+	out := filepath.Join(outside, "new", "deeper", "out")
+	if code, _, stderr := wavesmith(t, "", "render", "-q", "deploy", "-o", out); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, tree.RecordFile)); err != nil {
+		t.Error(err)
+	}
+}

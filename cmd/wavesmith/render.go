@@ -355,7 +355,7 @@ var errEmptyRender = errors.New("empty render")
 // outputAnchor is the folder a tree written at out, and its parents, may
 // not leave through a symlink: the root for an output a file set, or one
 // inside the root; else (an -o outside the root, the caller's choice) the
-// git repository enclosing it, else its parent folder.
+// git repository enclosing it, else its nearest existing parent folder.
 func outputAnchor(s *setup, out string) string {
 	if _, err := s.root.Rel(out); err == nil || s.outputFromFile {
 		return s.root.Dir()
@@ -364,5 +364,14 @@ func outputAnchor(s *setup, out string) string {
 	if err != nil {
 		return ""
 	}
-	return render.FindRoot(filepath.Dir(abs))
+	if repo, found := render.FindRepository(filepath.Dir(abs)); found {
+		return repo
+	}
+	d := filepath.Dir(abs) // the nearest folder that exists
+	for {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			return d
+		}
+		d = filepath.Dir(d)
+	}
 }
