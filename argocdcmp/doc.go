@@ -12,5 +12,9 @@
 // Layers turns them into configuration layers (package config):
 // parameters win over env entries, which win over the project file; the
 // environment Argo CD describes the cluster with comes below the project
-// file. Discover tells the plugin server whether a folder is wavesmith's.
+// file. Parameters and env entries are read only under Argo CD
+// (ARGOCD_APP_NAME set, Active); there an unknown ARGOCD_ENV_ name is an
+// error (CheckEnv), and Root, the checkout, is an error when the working
+// folder does not end in ARGOCD_APP_SOURCE_PATH. Discover tells the plugin
+// server whether a folder is wavesmith's.
 package argocdcmp

@@ -23,7 +23,7 @@ func FuzzLayers(f *testing.F) {
 	f.Add(`[{"name":"platform","string":" openshift "},{"name":"platform","string":"kubernetes"}]`, "")
 	f.Add("", " 7 \n\n99999")
 	f.Fuzz(func(t *testing.T, params, env string) {
-		vars := map[string]string{EnvAppParameters: params}
+		vars := map[string]string{EnvAppName: "app", EnvAppParameters: params}
 		for i, v := range strings.SplitN(env, "\n", len(Parameters)) {
 			vars[EnvVar(Parameters[i].Name)] = v
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -61,13 +62,30 @@ type appParameter struct {
 	Map    *map[string]string `json:"map,omitempty"`
 }
 
+// Active reports whether wavesmith runs as Argo CD's plugin: ARGOCD_APP_NAME
+// is set. Only then are the Application's parameters and env entries read,
+// and objects always go to standard output.
+func Active(getenv func(string) string) bool { return getenv(EnvAppName) != "" }
+
 // Layers returns, highest precedence first, the configuration layers of
 // Argo CD's environment (getenv): the Application's parameters, its env
-// entries, and (lowest, under the project file) what Argo CD says about
-// the cluster: ARGOCD_APP_NAMESPACE, KUBE_VERSION, KUBE_API_VERSIONS.
-// Malformed parameters are errors naming the variable.
+// entries (both only under Argo CD, see Active: outside it a stray
+// ARGOCD_ENV_WAVE is no setting), and (lowest, under the project file)
+// what Argo CD says about the cluster: ARGOCD_APP_NAMESPACE,
+// KUBE_VERSION, KUBE_API_VERSIONS. Malformed parameters are errors naming
+// the variable.
 func Layers(getenv func(string) string) (params, env, cluster config.Layer, err error) {
 	params = config.Layer{Name: EnvAppParameters}
+	env = config.Layer{Name: "ARGOCD_ENV_*"}
+	if !Active(getenv) {
+		all := getenv
+		getenv = func(k string) string {
+			if k == EnvAppParameters || strings.HasPrefix(k, EnvPrefix) {
+				return ""
+			}
+			return all(k)
+		}
+	}
 	values, err := parseAppParameters(getenv(EnvAppParameters))
 	if err != nil {
 		return params, env, cluster, err
@@ -81,7 +99,6 @@ func Layers(getenv func(string) string) (params, env, cluster config.Layer, err 
 	}
 	params.FieldName = namer(func(p Parameter) string { return fmt.Sprintf("%s parameter %q", EnvAppParameters, p.Name) })
 
-	env = config.Layer{Name: "ARGOCD_ENV_*"}
 	for _, p := range Parameters {
 		if v := strings.TrimSpace(getenv(EnvVar(p.Name))); v != "" {
 			if err := set(&env.Spec, p, v); err != nil {
@@ -208,30 +225,70 @@ func parseAppParameters(s string) (map[string]string, error) {
 	return out, nil
 }
 
+// ErrEnv: Argo CD's environment is inconsistent (a source path the
+// working folder does not end in, an unknown ARGOCD_ENV_ variable).
+var ErrEnv = errors.New("invalid Argo CD environment")
+
 // Root is the checkout Argo CD handed the plugin: the current folder (the
 // application's) less ARGOCD_APP_SOURCE_PATH, its path in the repository.
 // The plugin server's copy of the repository may lack .git, so the git
-// root cannot be relied on. It returns "" outside Argo CD or when the
-// current folder does not end in the source path.
-func Root(getenv func(string) string) string {
+// root cannot be relied on. It returns "" outside Argo CD (see Active),
+// and ErrEnv when the source path is missing, leaves the repository, or
+// is not what the current folder ends in: the root never falls back to a
+// guess there.
+func Root(getenv func(string) string) (string, error) {
+	if !Active(getenv) {
+		return "", nil
+	}
 	src := getenv(EnvSourcePath)
 	if src == "" {
-		return ""
+		return "", fmt.Errorf("%w: %s is not set: the checkout (the root nothing is read outside of) cannot be known", ErrEnv, EnvSourcePath)
 	}
 	cwd, err := os.Getwd()
 	if err != nil {
-		return ""
+		return "", err
 	}
 	rel := filepath.Clean(filepath.FromSlash(src))
 	switch {
 	case rel == ".":
-		return cwd
+		return cwd, nil
 	case filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)):
-		return ""
+		return "", fmt.Errorf("%w: %s=%q is not a path inside the repository", ErrEnv, EnvSourcePath, src)
 	case strings.HasSuffix(cwd, string(filepath.Separator)+rel):
-		return strings.TrimSuffix(cwd, string(filepath.Separator)+rel)
+		return strings.TrimSuffix(cwd, string(filepath.Separator)+rel), nil
 	}
-	return ""
+	return "", fmt.Errorf("%w: %s=%q, but the working folder %s does not end in it", ErrEnv, EnvSourcePath, src, cwd)
+}
+
+// CheckEnv refuses, under Argo CD (see Active), an ARGOCD_ENV_ variable of
+// environ that names no parameter: a typo (ARGOCD_ENV_UPDATE_POLICIY) is
+// an error as a typo'd parameter is, never a setting silently ignored.
+func CheckEnv(environ []string) error {
+	vars := map[string]string{}
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	if vars[EnvAppName] == "" {
+		return nil
+	}
+	known := map[string]bool{}
+	var names []string
+	for _, p := range Parameters {
+		known[EnvVar(p.Name)] = true
+		names = append(names, EnvVar(p.Name))
+	}
+	var unknown []string
+	for k := range vars {
+		if strings.HasPrefix(k, EnvPrefix) && !known[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	sort.Strings(unknown)
+	return fmt.Errorf("%w: unknown env entry %s (known: %s)", ErrEnv, strings.Join(unknown, ", "), strings.Join(names, ", "))
 }
 
 // Stderr returns w, or, under Argo CD (ARGOCD_APP_NAME set), a writer that

@@ -5,8 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -22,6 +21,7 @@ import (
 	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/render"
 	"github.com/wavesmith/wavesmith/scope"
+	"github.com/wavesmith/wavesmith/tree"
 )
 
 // ProjectFile is the project file: render and check without arguments use
@@ -61,6 +61,7 @@ func (l *Layer) name(path string) string {
 type Merged struct {
 	Spec v1alpha1.RenderConfigSpec
 	from map[string]*Layer
+	dir  string // the first layer's Dir that is set
 }
 
 // Name names a field as the user wrote it in the layer that set it; for a
@@ -90,6 +91,9 @@ func Merge(layers ...Layer) *Merged {
 	for i := range layers {
 		l := &layers[i]
 		spec := l.Spec
+		if l.Dir != "" && m.dir == "" {
+			m.dir = l.Dir
+		}
 		if l.Dir != "" {
 			spec.Inputs = append([]string(nil), spec.Inputs...)
 			for j, in := range spec.Inputs {
@@ -154,14 +158,45 @@ func (e *FieldError) Error() string { return e.Name + ": " + e.Err.Error() }
 // Unwrap returns ErrConfig and the cause.
 func (e *FieldError) Unwrap() []error { return []error{ErrConfig, e.Err} }
 
-// Options checks the merged settings and returns the engine options
-// (without Generators, which the door passes) and the render timeout.
-// Every mistake is reported, sorted, each naming its field.
+// Options is OptionsIn the git repository enclosing the folder of the
+// settings (the first layer's Dir; the current folder when none is
+// set), else that folder: the KRM function's root.
 func (m *Merged) Options() (render.Options, time.Duration, error) {
+	dir := m.dir
+	if dir == "" {
+		dir = "."
+	}
+	r, err := tree.OpenRoot(render.FindRoot(dir))
+	if err != nil {
+		return render.Options{}, 0, err
+	}
+	defer r.Close()
+	return m.OptionsIn(r)
+}
+
+// OptionsIn checks the merged settings and returns the engine options
+// (without Generators, which the door passes) and the render timeout.
+// Every setting that holds a path (inputs, output, apiResources) must lie
+// in root, lexically and through symlinks (tree.ErrOutsideRoot), and
+// files are read through it only. Every mistake is reported, sorted, each
+// naming its field.
+func (m *Merged) OptionsIn(root *tree.Root) (render.Options, time.Duration, error) {
 	c := m.Spec
 	var errs []error
 	bad := func(path string, format string, args ...any) {
 		errs = append(errs, &FieldError{Name: m.Name(path), Err: fmt.Errorf(format, args...)})
+	}
+	confined := func(path, p string) bool {
+		if err := root.Confine(p); err != nil {
+			errs = append(errs, &FieldError{Name: m.Name(path), Err: err})
+			return false
+		}
+		return true
+	}
+	for _, in := range c.Inputs {
+		if in != "-" {
+			confined("inputs", in)
+		}
 	}
 	o := render.Options{Namespace: c.Namespace, KubeVersion: c.KubeVersion, APIVersions: c.APIVersions, PartOf: c.PartOf, Defaults: map[string]string{}}
 	if c.Platform != "" {
@@ -204,10 +239,10 @@ func (m *Merged) Options() (render.Options, time.Duration, error) {
 	if c.KubeVersion != "" && !strings.HasPrefix(strings.TrimPrefix(c.KubeVersion, "v"), "1.") {
 		bad("kubeVersion", "%q: want a Kubernetes version such as v1.33.0", c.KubeVersion)
 	}
-	if c.APIResources != "" {
-		t, err := readAPIResources(c.APIResources)
+	if c.APIResources != "" && confined("apiResources", c.APIResources) {
+		t, err := readAPIResources(root, c.APIResources)
 		if err != nil {
-			bad("apiResources", "%v", err)
+			errs = append(errs, &FieldError{Name: m.Name("apiResources"), Err: err})
 		}
 		o.Scope = t
 	}
@@ -219,7 +254,7 @@ func (m *Merged) Options() (render.Options, time.Duration, error) {
 		}
 		timeout = d
 	}
-	if c.Output != "" && c.Output != "-" {
+	if c.Output != "" && c.Output != "-" && confined("output", c.Output) {
 		if err := CheckOutput(c.Output); err != nil {
 			bad("output", "%v", err)
 		}
@@ -232,20 +267,22 @@ func (m *Merged) Options() (render.Options, time.Duration, error) {
 // thousands of kinds prints a few hundred kilobytes).
 const maxAPIResources = 4 << 20
 
-func readAPIResources(path string) (*scope.Table, error) {
-	f, err := os.Open(path)
+// readAPIResources reads a kubectl api-resources file through root:
+// regular, inside it, at most maxAPIResources bytes.
+func readAPIResources(root *tree.Root, path string) (*scope.Table, error) {
+	fi, err := root.CheckFile(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil {
-		return nil, err
-	} else if !fi.Mode().IsRegular() || fi.Size() > maxAPIResources {
+	if fi.IsDir() || fi.Size() > maxAPIResources {
 		return nil, fmt.Errorf("%s: want a regular file of at most %d bytes (the output of kubectl api-resources)", path, maxAPIResources)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxAPIResources+1))
+	b, err := root.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(b) > maxAPIResources {
+		return nil, fmt.Errorf("%s: want a regular file of at most %d bytes (the output of kubectl api-resources)", path, maxAPIResources)
 	}
 	return scope.ParseAPIResources(path, b)
 }
@@ -261,12 +298,14 @@ func CheckOutput(out string) error {
 }
 
 // ReadFile reads a wavesmith.io/v1alpha1 RenderConfig document (a project
-// file, a tree's record) strictly: unknown fields are errors naming the
-// file. Relative paths in it are relative to its folder (Layer.Dir).
-func ReadFile(path string) (Layer, error) {
-	b, err := os.ReadFile(path)
+// file, a tree's record) through root (inside it, through symlinks
+// neither; a regular file under tree.MaxFileSize: never a FIFO or a
+// device) strictly: unknown fields are errors naming the file. Relative
+// paths in it are relative to its folder (Layer.Dir).
+func ReadFile(root *tree.Root, path string) (Layer, error) {
+	b, err := root.ReadFile(path)
 	if err != nil {
-		return Layer{}, err
+		return Layer{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return Parse(path, b)
 }
@@ -296,14 +335,15 @@ func Parse(file string, b []byte) (Layer, error) {
 	return Layer{Name: file, Spec: rc.Spec, Dir: filepath.Dir(file)}, nil
 }
 
-// Project reads the project file of dir (ProjectFile), ok false when
-// there is none.
-func Project(dir string) (l Layer, ok bool, err error) {
+// Project reads the project file of dir (ProjectFile) through root, ok
+// false when there is none. Anything else at its name (a symlink out of
+// root, a FIFO, a device, a folder) is an error.
+func Project(root *tree.Root, dir string) (l Layer, ok bool, err error) {
 	p := filepath.Join(dir, ProjectFile)
-	if _, err := os.Stat(p); err != nil {
+	if _, err := root.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 		return Layer{}, false, nil
 	}
-	l, err = ReadFile(p)
+	l, err = ReadFile(root, p)
 	return l, true, err
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/tree"
 )
 
 func wave(n int32) *int32 { return &n }
@@ -94,7 +96,7 @@ func TestOptions(t *testing.T) {
 					t.Fatal(err)
 				}
 				m := Merge(Layer{Name: "f", Dir: dir, Spec: v1alpha1.RenderConfigSpec{APIResources: "api.txt"}})
-				o, _, err := m.Options()
+				o, _, err := m.OptionsIn(openRoot(t, dir))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -111,7 +113,7 @@ func TestOptions(t *testing.T) {
 					t.Fatal(err)
 				}
 				m := Merge(Layer{Name: "f", Dir: dir, Spec: v1alpha1.RenderConfigSpec{APIResources: "api.txt"}, FieldName: func(p string) string { return "--" + p }})
-				_, _, err := m.Options()
+				_, _, err := m.OptionsIn(openRoot(t, dir))
 				if want := "--apiResources: " + filepath.Join(dir, "api.txt") + ":1: not in the format of kubectl api-resources"; err == nil || !strings.HasPrefix(err.Error(), want) {
 					t.Errorf("got %v, want an error starting with %q", err, want)
 				}
@@ -152,8 +154,19 @@ func TestOptions(t *testing.T) {
 	}
 }
 
+func openRoot(t *testing.T, dir string) *tree.Root {
+	t.Helper()
+	r, err := tree.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
 func TestReadFile(t *testing.T) {
 	dir := t.TempDir()
+	root := openRoot(t, dir)
 	write := func(name, s string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
@@ -161,11 +174,11 @@ func TestReadFile(t *testing.T) {
 		}
 		return p
 	}
-	l, err := ReadFile(write("ok.yaml", "apiVersion: wavesmith.io/v1alpha1\nkind: RenderConfig\nmetadata: {name: x}\nspec:\n  inputs: [a]\n  wave: 3\n"))
+	l, err := ReadFile(root, write("ok.yaml", "apiVersion: wavesmith.io/v1alpha1\nkind: RenderConfig\nmetadata: {name: x}\nspec:\n  inputs: [a]\n  wave: 3\n"))
 	if err != nil || l.Dir != dir || *l.Spec.Wave != 3 {
 		t.Errorf("%+v %v", l, err)
 	}
-	if l, err := ReadFile(write("empty.yaml", "\n# a marker only\n")); err != nil || l.Spec.Platform != "" {
+	if l, err := ReadFile(root, write("empty.yaml", "\n# a marker only\n")); err != nil || l.Spec.Platform != "" {
 		t.Errorf("an empty project file marks a folder: %v", err)
 	}
 	for name, body := range map[string]string{
@@ -173,7 +186,7 @@ func TestReadFile(t *testing.T) {
 		"kind.yaml":    "apiVersion: v1\nkind: ConfigMap\n",
 		"bad.yaml":     "spec: [\n",
 	} {
-		if _, err := ReadFile(write(name, body)); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), name) {
+		if _, err := ReadFile(root, write(name, body)); !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: want ErrConfig naming the file, got %v", name, err)
 		}
 	}
@@ -191,5 +204,90 @@ func TestEncodeRoundTrip(t *testing.T) {
 	}
 	if diff := cmp.Diff(spec, l.Spec); diff != "" {
 		t.Errorf("-want +got:\n%s", diff)
+	}
+}
+
+// TestBoundary: every setting that holds a path (inputs, output,
+// apiResources), whichever layer set it, stays in the root: "..", an
+// absolute path outside and a symlink out are refused, and a refused
+// file is never read (no line of it in the error).
+func TestBoundary(t *testing.T) {
+	base := t.TempDir()
+	root, outside := filepath.Join(base, "repo"), filepath.Join(base, "outside")
+	for _, d := range []string{filepath.Join(root, "deploy"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const secret = "CANARY-SECRET-1234"
+	if err := os.WriteFile(filepath.Join(outside, "api.txt"), []byte(secret+" false x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../outside", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	r := openRoot(t, root)
+	escapes := map[string]string{"dotdot": "../outside", "absolute": outside, "symlink": "link"}
+	file := map[string]string{"dotdot": "../outside/api.txt", "absolute": filepath.Join(outside, "api.txt"), "symlink": "link/api.txt"}
+	for way, p := range escapes {
+		for field, spec := range map[string]v1alpha1.RenderConfigSpec{
+			"inputs":       {Inputs: []string{"deploy", p}},
+			"output":       {Output: p + "/tree"},
+			"apiResources": {APIResources: file[way]},
+		} {
+			t.Run(field+"/"+way, func(t *testing.T) {
+				m := Merge(Layer{Name: ".wavesmith.yaml", Dir: root, Spec: spec})
+				_, _, err := m.OptionsIn(r)
+				if !errors.Is(err, tree.ErrOutsideRoot) || !errors.Is(err, ErrConfig) {
+					t.Fatalf("got %v, want ErrOutsideRoot", err)
+				}
+				if !strings.Contains(err.Error(), ".wavesmith.yaml: spec."+field) {
+					t.Errorf("%v does not name the field", err)
+				}
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("the refused file was read: %v", err)
+				}
+			})
+		}
+	}
+}
+
+// TestReadFileRefuses: a project file or record that is a symlink out of
+// the root, a device or a FIFO is refused at once (no hang, no OOM).
+func TestReadFileRefuses(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "repo")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(base, "secret.yaml"), []byte("apiVersion: CANARY\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := openRoot(t, root)
+	for name, make := range map[string]func(p string) error{
+		"out":  func(p string) error { return os.Symlink("../../secret.yaml", p) },
+		"zero": func(p string) error { return os.Symlink("/dev/zero", p) },
+		"fifo": func(p string) error { return syscall.Mkfifo(p, 0o644) },
+		"dir":  func(p string) error { return os.Mkdir(p, 0o755) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(root, name)
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := make(filepath.Join(dir, ProjectFile)); err != nil {
+				t.Fatal(err)
+			}
+			_, ok, err := Project(r, dir)
+			if !ok || err == nil || strings.Contains(err.Error(), "CANARY") || !strings.Contains(err.Error(), filepath.Join(dir, ProjectFile)) {
+				t.Errorf("Project = %v %v, want an error naming the file", ok, err)
+			}
+			if !errors.Is(err, tree.ErrOutsideRoot) && !errors.Is(err, tree.ErrNotRegular) && !errors.Is(err, syscall.EISDIR) {
+				t.Errorf("Project = %v, want ErrOutsideRoot or ErrNotRegular", err)
+			}
+		})
+	}
+	if _, ok, err := Project(r, root); ok || err != nil {
+		t.Errorf("no project file: %v %v", ok, err)
 	}
 }

@@ -306,7 +306,16 @@ func walk(r *tree.Root, dir string) (files, candidates []string, err error) {
 		for _, e := range entries {
 			switch e.Name() {
 			case tree.RecordFile:
-				return nil // a rendered tree: output, not input
+				// A rendered tree: output, not input. An empty record
+				// marks nothing wavesmith wrote, and skipping its folder
+				// would drop its specs silently.
+				rec := filepath.Join(dir, tree.RecordFile)
+				if b, err := r.ReadFile(rec); err != nil {
+					return &manifest.Error{File: rec, Err: err}
+				} else if len(bytes.TrimSpace(b)) == 0 {
+					return &manifest.Error{File: rec, Err: fmt.Errorf("%w: it would hide every file below %s from the render; remove it, or render the tree there again", tree.ErrEmptyRecord, dir)}
+				}
+				return nil
 			case IgnoreFile:
 				b, err := r.ReadFile(filepath.Join(dir, IgnoreFile))
 				if err != nil {

@@ -24,6 +24,9 @@ var (
 	// ErrRenderedTree: an input lies in a tree wavesmith rendered (it holds
 	// RecordFile): rendered output is never input again.
 	ErrRenderedTree = errors.New("a rendered tree is not an input")
+	// ErrEmptyRecord: an empty RecordFile: it marks no tree wavesmith
+	// rendered, yet would hide its folder's inputs.
+	ErrEmptyRecord = errors.New("an empty tree record marks no rendered tree")
 	// ErrTooLarge: a file is larger than MaxFileSize.
 	ErrTooLarge = errors.New("file too large")
 )

@@ -1,6 +1,7 @@
 package tree
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -107,6 +108,36 @@ func Read(dir string) (map[string][]byte, error) {
 		return nil, err
 	}
 	return files, nil
+}
+
+// ReadLocked is Read under WaitLock.
+func ReadLocked(ctx context.Context, dir string) (map[string][]byte, error) {
+	release, err := WaitLock(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	files, err := Read(dir)
+	if rerr := release(); err == nil && rerr != nil {
+		return nil, rerr
+	}
+	return files, err
+}
+
+// WaitLock takes the lock Write holds for the tree at dir, waiting for
+// it until ctx ends, so that a check never reads a tree a render is
+// swapping. Where the lock cannot be made (a read-only checkout, a
+// missing parent) it returns a release that does nothing: no render can
+// be writing there either.
+func WaitLock(ctx context.Context, dir string) (release func() error, err error) {
+	dir = filepath.Clean(dir)
+	release, err = lock(ctx, filepath.Dir(dir), filepath.Base(dir), true)
+	switch {
+	case err == nil:
+		return release, nil
+	case errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM), errors.Is(err, fs.ErrNotExist):
+		return func() error { return nil }, nil
+	}
+	return nil, err
 }
 
 // openTree opens the folder dir as a root, refusing a symlink.

@@ -162,3 +162,32 @@ func ReadFile(root, path string) ([]byte, error) {
 	defer r.Close()
 	return r.ReadFile(path)
 }
+
+// Confine refuses a path that leaves the root lexically, or whose
+// longest existing part leads outside it through a symlink (ErrOutsideRoot).
+// The path need not exist: an output folder is confined before it is
+// made.
+func (r *Root) Confine(path string) error {
+	rel, err := r.Rel(path)
+	if err != nil {
+		return err
+	}
+	for p := rel; ; p = filepath.Dir(p) {
+		_, err := r.root.Stat(p)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			if e := r.explain(filepath.Join(r.dir, p), err); errors.Is(e, ErrOutsideRoot) {
+				return e
+			}
+			var errno syscall.Errno
+			if errors.As(err, &errno) && errno != syscall.ENOTDIR {
+				return err
+			}
+		}
+		if p == "." || p == string(filepath.Separator) {
+			return nil
+		}
+	}
+}

@@ -2,6 +2,7 @@ package tree
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -44,7 +46,17 @@ const MaxSegment = 255
 // non-empty folder that is not a tree wavesmith wrote (ErrNotTree), and a
 // path that is not clean and relative (ErrPath). When the new tree is in
 // place but a leftover cannot be removed, it returns ErrCleanup.
-func Write(dir string, files map[string][]byte) (err error) {
+func Write(dir string, files map[string][]byte) error {
+	return WriteIn(context.Background(), "", dir, files)
+}
+
+// WriteIn is Write, confined and cancellable. anchor is the folder DIR
+// and its parents may not leave, lexically or through a symlink
+// (ErrOutsideRoot; "" for DIR's parent): missing parents are made below
+// it, never elsewhere, and the lock is taken there only after the check.
+// When ctx ends before the new tree is swapped in (SIGINT, SIGTERM), the
+// temporary folder and the lock are removed and ctx's error returned.
+func WriteIn(ctx context.Context, anchor, dir string, files map[string][]byte) (err error) {
 	if err := checkPaths(files); err != nil {
 		return err
 	}
@@ -53,10 +65,10 @@ func Write(dir string, files map[string][]byte) (err error) {
 	if base == "." || base == ".." || base == string(filepath.Separator) {
 		return fmt.Errorf("%w: %s cannot be an output folder: name a folder to create or replace", ErrWrite, dir)
 	}
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return fmt.Errorf("%w: %v", ErrWrite, err)
+	if err := makeParent(anchor, parent); err != nil {
+		return err
 	}
-	release, err := lock(parent, base)
+	release, err := lock(ctx, parent, base, false)
 	if err != nil {
 		return err
 	}
@@ -86,15 +98,24 @@ func Write(dir string, files map[string][]byte) (err error) {
 			_ = os.RemoveAll(tmp)
 		}
 	}()
-	if err := writeFiles(tmp, files); err != nil {
-		return fmt.Errorf("%w: %v", ErrWrite, err)
+	if err := writeFiles(ctx, tmp, files); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w: %s: interrupted: %w", ErrWrite, dir, ctx.Err())
+		}
+		return writeError(dir, err)
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return fmt.Errorf("%w: %v", ErrWrite, err)
 	}
+	if TestHookBeforeSwap != nil {
+		TestHookBeforeSwap(ctx)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%w: %s: interrupted: %w", ErrWrite, dir, err)
+	}
 	replaced, err := swap(tmp, dir)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrWrite, err)
+		return swapError(dir, err)
 	}
 	if replaced != "" {
 		if rerr := os.RemoveAll(replaced); rerr != nil {
@@ -102,6 +123,60 @@ func Write(dir string, files map[string][]byte) (err error) {
 		}
 	}
 	return nil
+}
+
+// TestHookBeforeSwap, when set (by tests only), runs when the new tree is
+// written aside and the lock held, just before the swap.
+var TestHookBeforeSwap func(ctx context.Context)
+
+// makeParent makes the folder parent below anchor ("" for parent itself)
+// and refuses it when it leaves anchor, lexically or through a symlink.
+func makeParent(anchor, parent string) error {
+	if anchor == "" {
+		if err := os.MkdirAll(parent, 0o755); err != nil {
+			return fmt.Errorf("%w: %v", ErrWrite, err)
+		}
+		return nil
+	}
+	r, err := OpenRoot(anchor)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrWrite, err)
+	}
+	defer r.Close()
+	if err := r.Confine(parent); err != nil {
+		return fmt.Errorf("%w: the output folder's parent: %w", ErrWrite, err)
+	}
+	rel, err := r.Rel(parent)
+	if err != nil {
+		return err
+	}
+	if err := r.root.MkdirAll(rel, 0o755); err != nil {
+		return fmt.Errorf("%w: making %s: %w", ErrWrite, parent, r.explain(parent, err))
+	}
+	if err := r.Confine(parent); err != nil {
+		return fmt.Errorf("%w: the output folder's parent: %w", ErrWrite, err)
+	}
+	return nil
+}
+
+// writeError is one error for a failed write of the files of dir: a full
+// disk or quota is said once, not once per file.
+func writeError(dir string, err error) error {
+	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT, syscall.EROFS} {
+		if errors.Is(err, errno) {
+			return fmt.Errorf("%w: %s: %w (writing beside it, in %s)", ErrWrite, dir, errno, filepath.Dir(dir))
+		}
+	}
+	return fmt.Errorf("%w: %v", ErrWrite, err)
+}
+
+// swapError explains a failed swap; a folder that is a mount point
+// cannot be renamed (EBUSY).
+func swapError(dir string, err error) error {
+	if errors.Is(err, syscall.EBUSY) {
+		return fmt.Errorf("%w: cannot replace %s: it is a mount point (or in use), which cannot be renamed (%w): write the tree into a folder inside it, e.g. -o %s", ErrWrite, dir, err, filepath.Join(dir, "tree"))
+	}
+	return fmt.Errorf("%w: %v", ErrWrite, err)
 }
 
 // tempPrefix starts the names of the temporary folders of dir's base:
@@ -237,7 +312,7 @@ func CheckPath(p string) error {
 // writers (file creation is latency-bound), all through os.Roots: one
 // for the tree and one per folder, so that each file costs one openat
 // below a folder that cannot be left.
-func writeFiles(dir string, files map[string][]byte) error {
+func writeFiles(ctx context.Context, dir string, files map[string][]byte) error {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
@@ -274,6 +349,7 @@ func writeFiles(dir string, files map[string][]byte) error {
 	sort.Strings(dirs)
 	errs := make([]error, len(dirs))
 	var next atomic.Int64
+	var failed atomic.Bool // the first error stops every writer
 	var wg sync.WaitGroup
 	for w := 0; w < 4; w++ {
 		wg.Add(1)
@@ -281,10 +357,12 @@ func writeFiles(dir string, files map[string][]byte) error {
 			defer wg.Done()
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= len(dirs) {
+				if i >= len(dirs) || failed.Load() || ctx.Err() != nil {
 					return
 				}
-				errs[i] = writeFolder(root, dirs[i], byDir[dirs[i]], files)
+				if errs[i] = writeFolder(root, dirs[i], byDir[dirs[i]], files); errs[i] != nil {
+					failed.Store(true)
+				}
 			}
 		}()
 	}
@@ -304,13 +382,12 @@ func writeFolder(root *os.Root, d string, names []string, files map[string][]byt
 		r = sub
 		d += "/"
 	}
-	var errs []error
 	for _, name := range names {
 		if err := writeNew(r, name, files[d+name]); err != nil {
-			errs = append(errs, err)
+			return err
 		}
 	}
-	return errors.Join(errs...)
+	return nil
 }
 
 // writeNew creates a file that must not exist yet.

@@ -1,6 +1,7 @@
 package tree
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -251,7 +252,7 @@ func TestWriteRestoresFallbackOld(t *testing.T) {
 func TestWriteLocked(t *testing.T) {
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "out")
-	release, err := lock(parent, "out")
+	release, err := lock(context.Background(), parent, "out", false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
 	"os"
 
@@ -31,13 +33,25 @@ It is the discover.find.command of the Argo CD plugin (kustomize/argocd):
 Argo CD takes a folder when the command exits 0 and prints something.`,
 		Example: `  wavesmith discover apps/shop`,
 		RunE: func(c *cobra.Command, args []string) error {
+			usage := func(err error) error { return usageError{cmd: c.CommandPath(), err: err} }
+			if c.Flags().Changed("root") && root == "" {
+				return usage(errors.New("--root is empty (an unset shell variable?)"))
+			}
 			if len(args) == 0 {
 				args = []string{"."}
 			}
+			w := bufio.NewWriter(c.OutOrStdout())
 			for _, dir := range args {
+				if dir == "" {
+					return usage(errors.New("an empty DIR (an unset shell variable?): name a folder, \".\" for the current one"))
+				}
 				r := root
 				if r == "" {
-					r = argocdcmp.Root(os.Getenv)
+					ar, err := argocdcmp.Root(os.Getenv)
+					if err != nil {
+						return usage(err)
+					}
+					r = ar
 				}
 				if r == "" {
 					r = render.DefaultRoot([]string{dir})
@@ -47,8 +61,11 @@ Argo CD takes a folder when the command exits 0 and prints something.`,
 					return err
 				}
 				for _, p := range files {
-					fmt.Fprintln(c.OutOrStdout(), p)
+					fmt.Fprintln(w, p)
 				}
+			}
+			if err := w.Flush(); err != nil {
+				return fmt.Errorf("writing the list: %w", err)
 			}
 			return nil
 		},

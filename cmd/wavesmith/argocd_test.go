@@ -278,11 +278,40 @@ func TestArgoCDParameters(t *testing.T) {
 				"wavesmith (argocd app shop): Run 'wavesmith render --help' for usage.\n"},
 		},
 	}
+	cases["OutsideArgoCD"] = struct {
+		reason string
+		env    map[string]string
+		args   []string
+		want   rendered
+	}{
+		reason: "without ARGOCD_APP_NAME the parameters and env entries are no settings",
+		env:    map[string]string{"ARGOCD_APP_NAME": "", "ARGOCD_ENV_WAVE": "soon", "ARGOCD_APP_PARAMETERS": `[{"name":"wave","string":"4"}]`},
+		want:   rendered{Code: exitOK, Kinds: ingressKinds, Annotations: defaults},
+	}
+	cases["UnknownEnv"] = struct {
+		reason string
+		env    map[string]string
+		args   []string
+		want   rendered
+	}{
+		reason: "an ARGOCD_ENV_ entry of no parameter is a typo, refused",
+		env:    map[string]string{"ARGOCD_ENV_UPDATE_POLICIY": "replace"},
+		want:   usage(`invalid Argo CD environment: unknown env entry ARGOCD_ENV_UPDATE_POLICIY (known: ARGOCD_ENV_PLATFORM, `),
+	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			setEnv(t, tc.env)
+			env := map[string]string{"ARGOCD_APP_NAME": "t", "ARGOCD_APP_SOURCE_PATH": "."}
+			for k, v := range tc.env {
+				env[k] = v
+			}
+			setEnv(t, env)
+			t.Chdir(dir)
 			args := append(append([]string{"render", "-q"}, tc.args...), spec)
 			code, stdout, stderr := wavesmith(t, "", args...)
+			stderr = strings.ReplaceAll(stderr, "wavesmith (argocd app t): ", "")
+			if name == "UnknownEnv" { // the list of known entries is long
+				stderr = stderr[:strings.Index(stderr, "(known: ARGOCD_ENV_PLATFORM, ")+len("(known: ARGOCD_ENV_PLATFORM, ")] + "\nRun 'wavesmith render --help' for usage.\n"
+			}
 			got := readRender(t, code, stdout, stderr, keys)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
@@ -323,7 +352,7 @@ func TestArgoCDBadInput(t *testing.T) {
 		},
 		"BrokenSpecUnderArgoCD": {
 			reason: "the same under Argo CD: the error names the application",
-			env:    map[string]string{"ARGOCD_APP_NAME": "shop"},
+			env:    map[string]string{"ARGOCD_APP_NAME": "shop", "ARGOCD_APP_SOURCE_PATH": "."},
 			args:   []string{"render", broken},
 			want:   stream{exitError, false, []string{"wavesmith (argocd app shop): error: " + broken + ":5: Kaoto.designer.kaoto.io/n/a: spec.imagee"}},
 		},
@@ -335,7 +364,7 @@ func TestArgoCDBadInput(t *testing.T) {
 		},
 		"WarningUnderArgoCD": {
 			reason: "warnings name the application too",
-			env:    map[string]string{"ARGOCD_APP_NAME": "shop"},
+			env:    map[string]string{"ARGOCD_APP_NAME": "shop", "ARGOCD_APP_SOURCE_PATH": "."},
 			args:   []string{"render", warns},
 			want:   stream{exitOK, true, []string{"wavesmith (argocd app shop): warning: " + warns + ": ConfigMap/n/a: metadata.annotations.wavesmith.io/reconcile-policy: argocd cannot express this"}},
 		},
@@ -348,6 +377,7 @@ func TestArgoCDBadInput(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			setEnv(t, tc.env)
+			t.Chdir(dir)
 			code, stdout, stderr := wavesmith(t, "", tc.args...)
 			got := stream{Code: code, Output: stdout != ""}
 			// Report the stderr lines the wanted prefixes match, in order.
@@ -444,6 +474,9 @@ func TestArgoCDRoot(t *testing.T) {
 
 	app := filepath.Join(repo, "apps", "shop")
 	outside := rendered{Code: exitError, Stderr: "error: component.yaml:7: Component.wavesmith.io/shop/shop: spec.source.kustomization.path: path leaves the repository root: ../../base leaves " + app + "\n"}
+	envError := func(msg string) rendered {
+		return rendered{Code: exitUsage, Stderr: "wavesmith (argocd app shop): error: invalid Argo CD environment: " + msg + "\nwavesmith (argocd app shop): Run 'wavesmith render --help' for usage.\n"}
+	}
 	cases := map[string]struct {
 		reason string
 		env    map[string]string
@@ -452,22 +485,28 @@ func TestArgoCDRoot(t *testing.T) {
 	}{
 		"SourcePath": {
 			reason: "the root is the application folder less ARGOCD_APP_SOURCE_PATH",
-			env:    map[string]string{"ARGOCD_APP_SOURCE_PATH": "apps/shop"},
+			env:    map[string]string{"ARGOCD_APP_NAME": "shop", "ARGOCD_APP_SOURCE_PATH": "apps/shop"},
 			want:   rendered{Code: exitOK, Kinds: []string{"Component", "ConfigMap"}},
 		},
 		"SourcePathSlash": {
 			reason: "a trailing slash does not matter",
-			env:    map[string]string{"ARGOCD_APP_SOURCE_PATH": "apps/shop/"},
+			env:    map[string]string{"ARGOCD_APP_NAME": "shop", "ARGOCD_APP_SOURCE_PATH": "apps/shop/"},
 			want:   rendered{Code: exitOK, Kinds: []string{"Component", "ConfigMap"}},
 		},
-		"NoSourcePath": {
-			reason: "without it (and without .git) the sources lie outside the root",
+		"NotArgoCD": {
+			reason: "outside Argo CD (and without .git) the sources lie outside the root",
+			env:    map[string]string{"ARGOCD_APP_SOURCE_PATH": "apps/shop"},
 			want:   outside,
 		},
+		"NoSourcePath": {
+			reason: "under Argo CD without it the checkout is unknown: an error, not a guess",
+			env:    map[string]string{"ARGOCD_APP_NAME": "shop"},
+			want:   envError("ARGOCD_APP_SOURCE_PATH is not set: the checkout (the root nothing is read outside of) cannot be known"),
+		},
 		"OtherSourcePath": {
-			reason: "a source path the folder does not end in is ignored",
-			env:    map[string]string{"ARGOCD_APP_SOURCE_PATH": "apps/other"},
-			want:   outside,
+			reason: "a source path the folder does not end in is an error, not a fallback",
+			env:    map[string]string{"ARGOCD_APP_NAME": "shop", "ARGOCD_APP_SOURCE_PATH": "apps/other"},
+			want:   envError(`ARGOCD_APP_SOURCE_PATH="apps/other", but the working folder ` + app + ` does not end in it`),
 		},
 		"RootFlag": {
 			reason: "--root wins",

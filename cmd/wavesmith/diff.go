@@ -61,10 +61,11 @@ setting, no kubeconfig).`,
   # In CI: fail when the cluster drifted from what is committed
   wavesmith diff --kubeconfig "$KUBECONFIG_PROD" || echo "the cluster differs"`,
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := f.setup(c, args, nil, "")
+			s, err := f.setup(c, args, nil, nil)
 			if err != nil {
 				return err
 			}
+			defer s.close()
 			cfg, ns, err := restConfig(kubeconfig, kubeContext)
 			if err != nil {
 				return usageError{cmd: c.CommandPath(), err: err}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -60,7 +61,7 @@ func (f *renderFlags) bind(c *cobra.Command) {
 	fs.StringVar(&f.kubeVersion, "kube-version", "", "Kubernetes version offered to charts and templates (default: env KUBE_VERSION, else the version of the Kubernetes libraries wavesmith is built with; see 'wavesmith version')")
 	fs.StringVar(&f.apiVersions, "api-versions", "", "comma-separated API versions of the target cluster (default: env KUBE_API_VERSIONS)")
 	fs.StringVar(&f.apiResources, "api-resources", "", "a file holding the output of 'kubectl api-resources' for the target cluster: which kinds are cluster-scoped, for custom resources whose CRD is not in the render (the built-in kinds of Kubernetes and the CRDs among the inputs are known)")
-	fs.StringVar(&f.root, "root", "", "folder nothing is read outside of, through symlinks neither: inputs, chart and kustomization sources, values files (default: under Argo CD the checkout, the current folder less env ARGOCD_APP_SOURCE_PATH; else the git repository enclosing the first PATH, else that PATH's folder)")
+	fs.StringVar(&f.root, "root", "", "folder nothing is read outside of, through symlinks neither: inputs, the project file, the tree record, api-resources, chart and kustomization sources, values files (default: under Argo CD the checkout, the current folder less env ARGOCD_APP_SOURCE_PATH; else the git repository enclosing the first PATH (without PATH: the current folder; for check: DIR), else that folder)")
 	fs.StringVar(&f.partOf, "part-of", "", "app.kubernetes.io/part-of for objects without one (default: the owning spec's name)")
 	fs.IntVar(&f.wave, "wave", 0, "default apply-order (wave) of objects, -32768..32767"+argocdHelp("wave"))
 	fs.StringVar(&f.adoption, "adoption-policy", "", "default adoption-policy: never, if-unowned, always"+argocdHelp("adoption-policy"))
@@ -136,53 +137,135 @@ func flagLayer(c *cobra.Command, f *renderFlags, t *treeFlags) config.Layer {
 	return l
 }
 
-// setup is what a rendering command works from: the merged configuration,
-// the engine options and the inputs.
+// setup is what a rendering command works from: the root, the merged
+// configuration, the engine options and the inputs.
 type setup struct {
+	root    *tree.Root // every file is read through it
 	merged  *config.Merged
 	opts    render.Options
 	timeout time.Duration
 	inputs  []string
 	record  bool // whether settings came from a tree's record
+	// output is the tree folder (a render's -o or output setting; check's
+	// DIR), "" for the stream; outputFromFile: set by a file, not -o.
+	output         string
+	outputFromFile bool
 }
 
-// setup merges the layers of configuration, highest precedence first:
-// flags, Argo CD parameters, Argo CD env entries, the project file (with
-// no PATH, or --config), a tree's record (check), Argo CD's description of
-// the cluster. Mistakes are usage errors naming what the user wrote.
-func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, recordOf string) (*setup, error) {
+// close releases the root.
+func (s *setup) close() {
+	if s != nil && s.root != nil {
+		s.root.Close()
+	}
+}
+
+// setup decides the root first (decideRoot), then merges the layers of
+// configuration, highest precedence first: flags, Argo CD parameters,
+// Argo CD env entries, the project file (with no PATH, or --config), a
+// tree's record (check), Argo CD's description of the cluster. Every
+// file is read through the root, and every path a setting holds must lie
+// in it. Mistakes are usage errors naming what the user wrote.
+//
+// check is nil but for the check command: it points to -o, which setup
+// completes from the project file's output, and the record of that tree
+// is read. The caller closes the setup.
+func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check *string) (s *setup, err error) {
 	usage := func(err error) error { return usageError{cmd: c.CommandPath(), err: err} }
+	for _, a := range args {
+		if a == "" {
+			return nil, usage(errors.New("an empty PATH (an unset shell variable?): name a file or folder, \".\" for the current folder, \"-\" for standard input"))
+		}
+	}
+	for _, name := range []string{"root", "config", "api-resources"} {
+		if fl := c.Flags().Lookup(name); fl != nil && fl.Changed && fl.Value.String() == "" {
+			return nil, usage(fmt.Errorf("--%s is empty (an unset shell variable?)", name))
+		}
+	}
+	if err := argocdcmp.CheckEnv(os.Environ()); err != nil {
+		return nil, usage(err)
+	}
 	params, env, cluster, err := argocdcmp.Layers(os.Getenv)
 	if err != nil {
 		return nil, usage(err)
 	}
-	layers := []config.Layer{flagLayer(c, f, t), params, env}
-	cfgFile := f.configFile
-	if cfgFile == "" && len(args) == 0 && !f.noProject {
-		if _, err := os.Stat(config.ProjectFile); err == nil {
-			cfgFile = config.ProjectFile
-		}
+	hint := ""
+	if check != nil {
+		hint = *check
 	}
-	if cfgFile != "" {
-		l, err := config.ReadFile(cfgFile)
+	rootDir, err := f.decideRoot(args, hint)
+	if err != nil {
+		return nil, usage(err)
+	}
+	s = &setup{}
+	if s.root, err = tree.OpenRoot(rootDir); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	layers := []config.Layer{flagLayer(c, f, t), params, env}
+	switch {
+	case f.configFile != "":
+		l, err := config.ReadFile(s.root, f.configFile)
 		if err != nil {
 			return nil, usage(err)
 		}
 		layers = append(layers, l)
-	}
-	s := &setup{}
-	if recordOf != "" {
-		rec := filepath.Join(recordOf, tree.RecordFile)
-		if l, err := config.ReadFile(rec); err == nil {
+	case len(args) == 0 && !f.noProject:
+		l, ok, err := config.Project(s.root, ".")
+		if err != nil {
+			return nil, usage(err)
+		}
+		if ok {
 			layers = append(layers, l)
-			s.record = true
-		} else if !errors.Is(err, os.ErrNotExist) {
-			return nil, usage(fmt.Errorf("the record of how %s was rendered: %w", recordOf, err))
 		}
 	}
+	if check != nil {
+		if *check == "" && len(args) == 0 {
+			if o := config.Merge(layers...).Spec.Output; o != "" && o != "-" {
+				if err := s.root.Confine(o); err != nil {
+					return nil, usage(fmt.Errorf("%s: %w", config.Merge(layers...).Name("output"), err))
+				}
+				*check, s.outputFromFile = o, true
+			}
+		}
+		if *check == "" || *check == "-" {
+			return nil, usage(fmt.Errorf("-o DIR is required: the tree to compare with"))
+		}
+		if fi, err := os.Stat(*check); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("%s does not exist or is not a folder: render the tree first ('wavesmith render PATH... -o %s') and commit it", *check, *check)
+		}
+		rec := filepath.Join(*check, tree.RecordFile)
+		// The record is read through the root when DIR lies in it, else
+		// (an -o outside the root, the caller's choice) through DIR.
+		recRoot := s.root
+		if _, err := s.root.Rel(*check); err != nil {
+			if recRoot, err = tree.OpenRoot(*check); err != nil {
+				return nil, err
+			}
+			defer recRoot.Close()
+		}
+		if _, err := recRoot.Lstat(rec); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			l, err := config.ReadFile(recRoot, rec)
+			if err != nil {
+				return nil, usage(fmt.Errorf("the record of how %s was rendered: %w", *check, err))
+			}
+			l.Spec.Output = "" // the tree is DIR, wherever the record says
+			layers = append(layers, l)
+			s.record = true
+		}
+		s.output = *check
+	}
 	layers = append(layers, cluster)
+	if len(args) > 0 {
+		for i := range layers { // PATHs replace the inputs a file names
+			layers[i].Spec.Inputs = nil
+		}
+	}
 	s.merged = config.Merge(layers...)
-	s.opts, s.timeout, err = s.merged.Options()
+	s.opts, s.timeout, err = s.merged.OptionsIn(s.root)
 	if err != nil {
 		return nil, usage(err)
 	}
@@ -195,14 +278,36 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, recor
 	if len(s.inputs) == 0 {
 		s.inputs = []string{"."}
 	}
-	s.opts.Root = f.root
-	if s.opts.Root == "" {
-		s.opts.Root = argocdcmp.Root(os.Getenv)
-	}
-	if s.opts.Root == "" {
-		s.opts.Root = render.DefaultRoot(s.inputs)
-	}
+	s.opts.Root = rootDir
 	return s, nil
+}
+
+// decideRoot is the one rule for the root of a render, decided before
+// any file is read: --root; under Argo CD the checkout
+// (argocdcmp.Root: the working folder less ARGOCD_APP_SOURCE_PATH, an
+// error when they disagree); else the git repository enclosing the first
+// PATH (without PATH: check's DIR, else the current folder), else that
+// folder itself. --config, the project file, the tree record and the
+// inputs they name never move it: they are read inside it.
+func (f *renderFlags) decideRoot(args []string, hint string) (string, error) {
+	if f.root != "" {
+		return f.root, nil
+	}
+	root, err := argocdcmp.Root(os.Getenv)
+	if err != nil || root != "" {
+		return root, err
+	}
+	var first []string
+	for _, a := range args {
+		if a != "-" {
+			first = []string{a}
+			break
+		}
+	}
+	if first == nil && hint != "" && hint != "-" {
+		first = []string{hint}
+	}
+	return render.DefaultRoot(first), nil
 }
 
 // render loads the inputs and renders them within the timeout.

@@ -4,11 +4,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
+	"syscall"
 
 	"github.com/wavesmith/wavesmith/argocdcmp"
 	"github.com/wavesmith/wavesmith/manifest"
@@ -32,9 +35,18 @@ func main() {
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	stderr = argocdcmp.Stderr(stderr, os.Getenv) // names the Argo CD application, if any
+	// SIGINT and SIGTERM cancel the command's context: a tree being
+	// written is abandoned, its temporary folder and lock removed
+	// (tree.WriteIn). A second signal kills as usual.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	cmd := newRootCommand(stdin, stdout, stderr)
 	cmd.SetArgs(args)
-	err := cmd.Execute()
+	err := cmd.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
 	}

@@ -3,11 +3,14 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
+	"github.com/wavesmith/wavesmith/argocdcmp"
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/functions"
 	"github.com/wavesmith/wavesmith/render"
@@ -85,26 +88,44 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
   # From standard input
   cat kaoto.yaml | wavesmith render -`,
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := f.setup(c, args, &t, "")
+			usage := func(err error) error { return usageError{cmd: c.CommandPath(), err: err} }
+			if c.Flags().Changed("output") && out == "" {
+				return usage(errors.New("-o is empty (an unset shell variable?): give a folder, or - for standard output"))
+			}
+			s, err := f.setup(c, args, &t, nil)
 			if err != nil {
 				return err
 			}
+			defer s.close()
 			if err := t.check(c, s); err != nil {
 				return err
 			}
+			plugin := argocdcmp.Active(os.Getenv)
 			if c.Flags().Changed("output") {
 				s.merged.Spec.Output = out
+			} else if o := s.merged.Spec.Output; o != "" && o != "-" {
+				s.outputFromFile = true
 			}
 			out := s.merged.Spec.Output
+			if plugin && out != "" && out != "-" {
+				name := "-o"
+				if s.outputFromFile {
+					name = s.merged.Name("output")
+				}
+				return usage(fmt.Errorf("%s: under Argo CD (%s is set) objects always go to standard output: no output folder", name, argocdcmp.EnvAppName))
+			}
 			if err := checkFormat(c, format, out); err != nil {
 				return err
 			}
 			if (out == "" || out == "-") && (s.merged.Spec.Flux != nil || s.merged.Spec.ArgoCD != nil) {
-				return usageError{cmd: c.CommandPath(), err: fmt.Errorf("--flux and --argocd write a tree: give -o DIR")}
+				return usage(fmt.Errorf("--flux and --argocd write a tree: give -o DIR"))
 			}
 			res, err := f.render(c, s)
 			if err != nil {
 				return err
+			}
+			if plugin && len(res.Items) == 0 {
+				return fmt.Errorf("%w: the render holds no object; under Argo CD an empty render would prune every object of the application", errEmptyRender)
 			}
 			f.printWarnings(c, res)
 			if out == "" || out == "-" {
@@ -114,7 +135,7 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 			if err != nil {
 				return err
 			}
-			if err := tree.Write(out, files); err != nil {
+			if err := tree.WriteIn(c.Context(), outputAnchor(s, out), out, files); err != nil {
 				return err
 			}
 			if !f.quiet {
@@ -186,24 +207,15 @@ check win over it. Without -o, the project file's output is the tree.` + exitCod
   # The same, naming inputs and settings explicitly
   wavesmith check deploy/ -o rendered/ --flux`,
 		RunE: func(c *cobra.Command, args []string) error {
+			if c.Flags().Changed("output") && out == "" {
+				return usageError{cmd: c.CommandPath(), err: errors.New("-o is empty (an unset shell variable?): give the tree to compare with")}
+			}
 			dir := out
-			if dir == "" {
-				if l, ok, err := config.Project("."); err == nil && ok && len(args) == 0 {
-					if o := config.Merge(l).Spec.Output; o != "" && o != "-" {
-						dir = o
-					}
-				}
-			}
-			if dir == "" || dir == "-" {
-				return usageError{cmd: c.CommandPath(), err: fmt.Errorf("-o DIR is required: the tree to compare with")}
-			}
-			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-				return fmt.Errorf("%s does not exist or is not a folder: render the tree first ('wavesmith render PATH... -o %s') and commit it", dir, dir)
-			}
-			s, err := f.setup(c, args, &t, dir)
+			s, err := f.setup(c, args, &t, &dir)
 			if err != nil {
 				return err
 			}
+			defer s.close()
 			if err := t.check(c, s); err != nil {
 				return err
 			}
@@ -215,19 +227,28 @@ check win over it. Without -o, the project file's output is the tree.` + exitCod
 				return err
 			}
 			f.printWarnings(c, res)
-			got, err := tree.Read(dir)
+			// Under the tree's lock: a render swapping DIR in the
+			// meantime is waited for, never half seen.
+			release, err := tree.WaitLock(c.Context(), dir)
 			if err != nil {
-				return fmt.Errorf("reading %s: %w", dir, err)
+				return err
 			}
+			defer func() { _ = release() }()
 			want, err := files(c, s, res, dir)
 			if err != nil {
 				return err
+			}
+			got, err := tree.Read(dir)
+			if err != nil {
+				return fmt.Errorf("reading %s: %w", dir, err)
 			}
 			diff := tree.Diff(want, got)
 			if diff == "" {
 				return nil
 			}
-			fmt.Fprint(c.OutOrStdout(), diff)
+			if _, err := fmt.Fprint(c.OutOrStdout(), diff); err != nil {
+				return fmt.Errorf("writing the diff: %w", err)
+			}
 			fmt.Fprintf(c.ErrOrStderr(), "%s is stale: re-render with '%s' and commit the result\n", dir, commandLine(s, dir))
 			return silentError{code: exitError}
 		},
@@ -272,10 +293,11 @@ deletePolicy, reconcilePolicy, dialects, kubeVersion and apiVersions.`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			f.noProject = true // the ResourceList is the input; its functionConfig the configuration
-			s, err := f.setup(c, nil, nil, "")
+			s, err := f.setup(c, nil, nil, nil)
 			if err != nil {
 				return err
 			}
+			defer s.close()
 			ctx, cancel := context.WithTimeout(c.Context(), s.timeout)
 			defer cancel()
 			if err := functions.Run(ctx, c.InOrStdin(), c.OutOrStdout(), s.opts); err != nil {
@@ -304,10 +326,11 @@ edge from each Component to the Components it depends on.`,
   # Graphviz
   wavesmith graph deploy/ --format dot | dot -Tsvg > waves.svg`,
 		RunE: func(c *cobra.Command, args []string) error {
-			s, err := f.setup(c, args, nil, "")
+			s, err := f.setup(c, args, nil, nil)
 			if err != nil {
 				return err
 			}
+			defer s.close()
 			res, err := f.render(c, s)
 			if err != nil {
 				return err
@@ -324,4 +347,31 @@ edge from each Component to the Components it depends on.`,
 	c.Flags().StringVar(&format, "format", "mermaid", "mermaid or dot")
 	complete(c, "format", "mermaid", "dot")
 	return c
+}
+
+// errEmptyRender: under Argo CD, a render without objects.
+var errEmptyRender = errors.New("empty render")
+
+// outputAnchor is the folder a tree written at out, and its parents, may
+// not leave through a symlink: the root for an output a file set, or one
+// inside the root; else (an -o outside the root, the caller's choice) the
+// git repository enclosing it, else its nearest existing parent folder.
+func outputAnchor(s *setup, out string) string {
+	if _, err := s.root.Rel(out); err == nil || s.outputFromFile {
+		return s.root.Dir()
+	}
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return ""
+	}
+	if repo, found := render.FindRepository(filepath.Dir(abs)); found {
+		return repo
+	}
+	d := filepath.Dir(abs) // the nearest folder that exists
+	for {
+		if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+			return d
+		}
+		d = filepath.Dir(d)
+	}
 }

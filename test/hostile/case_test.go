@@ -24,11 +24,14 @@ const (
 	modeFlux   = "flux"   // wavesmith render ARGS -o DIR --flux
 	modeArgoCD = "argocd" // wavesmith render ARGS -o DIR --argocd --argocd-repo URL
 	modeFn     = "fn"     // wavesmith fn, a ResourceList on stdin
-	modePlugin = "plugin" // wavesmith render . as Argo CD's plugin runs it, with ARGOCD_* env
+	modePlugin = "plugin" // wavesmith render (no PATH) as Argo CD's plugin runs it, with ARGOCD_* env
 	// wavesmith discover . as Argo CD's plugin discovery runs it; only on
 	// request (not among the default modes): it lists files, it renders
 	// nothing.
 	modeDiscover = "discover"
+	// wavesmith check ARGS FLAGS (no -o added: give it in flags); only on
+	// request: a committed tree and its record are the input.
+	modeCheck = "check"
 )
 
 var allModes = []string{modeStream, modeTree, modeFlux, modeArgoCD, modePlugin, modeFn}
@@ -56,6 +59,10 @@ type Case struct {
 	// repo/. "$ROOT" and "$DIR" expand to the case root and the output
 	// folder.
 	Args []string `json:"args,omitempty"`
+	// NoArgs runs the render and check modes without PATH: the project
+	// file repo/.wavesmith.yaml (or check's record) names the inputs, as
+	// the plugin mode always runs.
+	NoArgs bool `json:"noArgs,omitempty"`
 	// Flags are added to every mode but plugin (Argo CD runs a fixed
 	// command; use env there).
 	Flags []string `json:"flags,omitempty"`
@@ -137,7 +144,7 @@ type step struct {
 	Path string `json:"path"`
 	// Target of a symlink (verbatim).
 	Target string `json:"target,omitempty"`
-	// Content of write.
+	// Content of write ("$ROOT" expands to the case root).
 	Content string `json:"content,omitempty"`
 	// generate writes Head, then Body Count times, then Tail.
 	Head  string `json:"head,omitempty"`
@@ -184,15 +191,18 @@ func (c *Case) check() error {
 		c.Modes = allModes
 	}
 	for _, m := range c.Modes {
-		if !contains(allModes, m) && m != modeDiscover {
+		if !contains(allModes, m) && m != modeDiscover && m != modeCheck {
 			return fmt.Errorf("unknown mode %q", m)
 		}
 	}
 	if len(c.Exit) == 0 {
 		c.Exit = exitCodes{1}
 	}
-	if len(c.Args) == 0 {
+	if len(c.Args) == 0 && !c.NoArgs {
 		c.Args = []string{"."}
+	}
+	if len(c.Args) > 0 && c.NoArgs {
+		return fmt.Errorf("args and noArgs")
 	}
 	switch c.Output {
 	case "":
@@ -290,7 +300,7 @@ func (s step) apply(root string) error {
 	case "mkdir":
 		return os.MkdirAll(p, 0o755)
 	case "write":
-		return os.WriteFile(p, []byte(s.Content), 0o644)
+		return os.WriteFile(p, []byte(expand(s.Content, root, "")), 0o644)
 	case "generate":
 		f, err := os.Create(p)
 		if err != nil {

@@ -202,8 +202,16 @@ func runCase(t *testing.T, name string, c *Case, mode string) {
 	r := run{dir: repo, env: baseEnv(root)}
 	switch mode {
 	case modePlugin:
-		r.args = []string{"render", "."}
+		r.args = []string{"render"} // Argo CD's command (kustomize/argocd/plugin.yaml)
 		r.env = append(r.env, pluginEnv()...)
+	case modeCheck:
+		r.args = []string{"check"}
+		for _, a := range c.Args {
+			r.args = append(r.args, expand(a, root, dir))
+		}
+		for _, f := range c.Flags {
+			r.args = append(r.args, expand(f, root, dir))
+		}
 	case modeDiscover:
 		r.args = []string{"discover", "."}
 		r.env = append(r.env, pluginEnv()...)
