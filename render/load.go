@@ -21,19 +21,29 @@ func Load(paths []string, stdin io.Reader) ([]*manifest.Object, error) {
 }
 
 // DefaultRoot is the root of a render of paths when none is given: the
-// git repository enclosing the first path (FindRoot), else that path's
-// folder; the current folder's for stdin alone.
+// git repository enclosing the first path (stdin alone: the current
+// folder). Outside a repository, the current folder when the first path
+// lies inside it, so that a layout that works in a repository works
+// without one (deploy/ naming ../charts/); else the first path's folder.
 func DefaultRoot(paths []string) string {
-	for _, p := range paths {
-		if p == "-" {
-			continue
+	p := "."
+	for _, q := range paths {
+		if q != "-" {
+			p = q
+			break
 		}
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			p = filepath.Dir(p)
-		}
-		return FindRoot(p)
 	}
-	return FindRoot(".")
+	if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+		p = filepath.Dir(p)
+	}
+	root, ok := FindRepository(p)
+	if ok {
+		return root
+	}
+	if cwd, err := os.Getwd(); err == nil && (root == cwd || strings.HasPrefix(root, strings.TrimSuffix(cwd, string(filepath.Separator))+string(filepath.Separator))) {
+		return cwd
+	}
+	return root
 }
 
 // LoadIn reads objects from paths: files, directories (recursively, files

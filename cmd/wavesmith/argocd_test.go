@@ -473,7 +473,7 @@ func TestArgoCDRoot(t *testing.T) {
 	write("apps/shop/component.yaml", "apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata: {name: shop, namespace: shop}\nspec:\n  source:\n    kustomization:\n      path: ../../base\n")
 
 	app := filepath.Join(repo, "apps", "shop")
-	outside := rendered{Code: exitError, Stderr: "error: component.yaml:7: Component.wavesmith.io/shop/shop: spec.source.kustomization.path: path leaves the repository root: ../../base leaves " + app + "\n"}
+	outside := rendered{Code: exitError, Stderr: "error: component.yaml:7: Component.wavesmith.io/shop/shop: spec.source.kustomization.path: path leaves the repository root: ../../base leaves " + app + " (the root; --root sets another)\n"}
 	envError := func(msg string) rendered {
 		return rendered{Code: exitUsage, Stderr: "wavesmith (argocd app shop): error: invalid Argo CD environment: " + msg + "\nwavesmith (argocd app shop): Run 'wavesmith render --help' for usage.\n"}
 	}

@@ -201,7 +201,7 @@ func ResolvePath(spec *manifest.Object, field, rel, root string) (string, error)
 	if _, err := r.Rel(p); err != nil {
 		// Lexically outside: refuse before asking the file system, so
 		// the answer does not depend on what exists beyond the root.
-		return "", spec.FieldError(field, fmt.Errorf("%w: %s leaves %s", ErrOutsideRoot, rel, r.Dir()))
+		return "", spec.FieldError(field, fmt.Errorf("%w: %s leaves %s (the root; --root sets another)", ErrOutsideRoot, rel, r.Dir()))
 	}
 	fi, err := r.CheckFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
