@@ -2,6 +2,7 @@ package argocdcmp
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/render"
+	"github.com/wavesmith/wavesmith/tree"
 )
 
 // TestDiscoverDepth: discovery walks folders as render does, each opened
@@ -42,5 +44,26 @@ func TestDiscoverDepth(t *testing.T) {
 		if diff := cmp.Diff([]string{filepath.Join(deep, "c.yaml")}, got); diff != "" {
 			t.Errorf("depth %d: -want +got:\n%s", depth, diff)
 		}
+	}
+}
+
+// TestDiscoverTotal: discovery reads no more than a render would.
+func TestDiscoverTotal(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i <= render.MaxRenderInputSize/tree.MaxFileSize; i++ {
+		f, err := os.Create(filepath.Join(root, fmt.Sprintf("f%02d.yaml", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(tree.MaxFileSize); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	if _, err := Discover(root, root, builtin.Registry()); !errors.Is(err, render.ErrInputsTooLarge) {
+		t.Errorf("got %v, want render.ErrInputsTooLarge", err)
 	}
 }
