@@ -130,9 +130,15 @@ func LoadInContext(ctx context.Context, root string, paths []string, stdin io.Re
 		}
 	}
 	// The total, checked before anything is read: the error names the
-	// same file whatever the order reads finish in.
+	// same file whatever the order reads finish in. A file over the cap
+	// of one file is not read at all: its own error says so (or, for a
+	// Component's source, the Component's).
 	var total int64
-	for _, in := range inputs {
+	for i, in := range inputs {
+		if in.size > tree.MaxFileSize {
+			inputs[i].size = 0
+			continue
+		}
 		if total += in.size; total > MaxRenderInputSize {
 			return nil, &manifest.Error{File: in.path, Err: inputsTooLarge(total)}
 		}

@@ -95,6 +95,25 @@ func TestLoadInputBudget(t *testing.T) {
 	}
 }
 
+// TestLoadHugeFileKeepsItsError: a file over the cap of one file does not
+// count in the total: it is refused as too large itself (or, as a
+// Component's source, by the Component).
+func TestLoadHugeFileKeepsItsError(t *testing.T) {
+	root := t.TempDir()
+	f, err := os.Create(filepath.Join(root, "big.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(MaxRenderInputSize + 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	_, err = LoadIn(root, []string{root}, nil)
+	if !errors.Is(err, tree.ErrTooLarge) || errors.Is(err, ErrInputsTooLarge) {
+		t.Errorf("got %v, want tree.ErrTooLarge for the file alone", err)
+	}
+}
+
 // TestLoadStdinCountsInBudget: stdin counts with the files.
 func TestLoadStdinCountsInBudget(t *testing.T) {
 	root := t.TempDir()
