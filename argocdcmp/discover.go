@@ -20,7 +20,9 @@ import (
 // that the render reports the mistake rather than another tool taking the
 // folder). A folder in a tree wavesmith rendered (it, or a folder above it
 // up to root, holds tree.RecordFile) is never wavesmith's input: Discover
-// returns nothing for it.
+// returns nothing for it. Like render, it walks each folder once, at most
+// render.MaxFolderDepth deep, and reads at most render.MaxRenderInputSize
+// bytes (render.ErrTooDeep, render.ErrInputsTooLarge).
 func Discover(dir, root string, reg generators.Registry) ([]string, error) {
 	r, err := tree.OpenRoot(root)
 	if err != nil {
@@ -37,6 +39,17 @@ func Discover(dir, root string, reg generators.Registry) ([]string, error) {
 	files, err := render.Files(dir)
 	if err != nil {
 		return nil, fmt.Errorf("discovering specs in %s: %w", dir, err)
+	}
+	// What render would refuse to read is not read either.
+	var total int64
+	for _, p := range files {
+		fi, err := r.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("discovering specs in %s: %w", dir, err)
+		}
+		if total += fi.Size(); total > render.MaxRenderInputSize {
+			return nil, fmt.Errorf("discovering specs in %s: %s: %w: the files hold more than the %d bytes a render may read", dir, p, render.ErrInputsTooLarge, render.MaxRenderInputSize)
+		}
 	}
 	match := matcher(reg)
 	for _, p := range files {

@@ -2,12 +2,15 @@ package render
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/monochromegane/go-gitignore"
 
@@ -50,12 +53,17 @@ func DefaultRoot(paths []string) string {
 // ending in .yaml, .yml or .json, in lexical order) and "-" for stdin.
 // In directories, files named kustomization.yaml, Kptfile and the folders
 // of Helm charts (holding Chart.yaml) and hidden folders are skipped: they
-// are sources, not objects. A directory symlink loop is an error.
+// are sources, not objects. A directory symlink loop is an error, and so
+// are folders nested more than MaxFolderDepth deep (ErrTooDeep).
 //
 // Nothing is read outside root, through symlinks neither
 // (tree.ErrOutsideRoot); only regular files are read, each of at most
-// tree.MaxFileSize bytes (tree.ErrNotRegular, tree.ErrTooLarge), and
-// decoding stays within manifest's budgets, one of them for all files.
+// tree.MaxFileSize bytes (tree.ErrNotRegular, tree.ErrTooLarge), all of
+// them together of at most MaxRenderInputSize bytes (ErrInputsTooLarge,
+// refused before any is read), and decoding stays within manifest's
+// budgets, one of them for all files. A file is kept only while it is
+// decoded. A file named twice (twice on the command line, or a folder and
+// a file in it, or through a symlink) is read once, where it comes first.
 //
 // The files a Component reads (its kustomization folder, its values
 // files) are its sources, not objects of the render, and are left out;
@@ -64,16 +72,33 @@ func DefaultRoot(paths []string) string {
 // does not decode but names a spec's apiVersion: no spec is ever dropped
 // silently.
 func LoadIn(root string, paths []string, stdin io.Reader) ([]*manifest.Object, error) {
+	return LoadInContext(context.Background(), root, paths, stdin)
+}
+
+// LoadInContext is LoadIn that gives up, with ctx's error, when ctx ends
+// (the render's --timeout): walking folders and reading files check it.
+func LoadInContext(ctx context.Context, root string, paths []string, stdin io.Reader) ([]*manifest.Object, error) {
 	r, err := tree.OpenRoot(root)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	var files []string
-	candidate := map[int]bool{} // files read only if they hold a spec
+	w := newWalker(ctx, r)
+	defer w.close()
+	var inputs []input
+	seen := map[string]bool{} // resolved paths of the files listed
+	add := func(in input) {
+		if in.path != "-" {
+			if seen[in.key] {
+				return // named twice: read once, where it comes first
+			}
+			seen[in.key] = true
+		}
+		inputs = append(inputs, in)
+	}
 	for _, p := range paths {
 		if p == "-" {
-			files = append(files, "-")
+			add(input{path: "-"})
 			continue
 		}
 		fi, err := r.Stat(p)
@@ -84,25 +109,24 @@ func LoadIn(root string, paths []string, stdin io.Reader) ([]*manifest.Object, e
 			return nil, &manifest.Error{File: p, Err: fmt.Errorf("%w: it lies in the tree marked by %s; render the specs the tree came from", tree.ErrRenderedTree, rec)}
 		}
 		if !fi.IsDir() {
-			files = append(files, p)
+			add(input{path: p, size: fi.Size(), key: resolved(p)})
 			continue
 		}
-		found, candidates, err := walk(r, p)
+		found, candidates, err := w.walk(p)
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, found...)
+		for _, f := range found {
+			add(f)
+		}
 		for _, c := range candidates {
-			candidate[len(files)] = true
-			files = append(files, c)
+			c.candidate = true
+			add(c)
 		}
 	}
-	docs := make([][]*manifest.Object, len(files))
-	errs := make([]error, len(files))
-	data := make([][]byte, len(files))
 	var stdinData []byte
-	for _, f := range files {
-		if f == "-" {
+	for i, in := range inputs {
+		if in.path == "-" {
 			b, err := io.ReadAll(io.LimitReader(stdin, tree.MaxFileSize+1))
 			if err != nil {
 				return nil, &manifest.Error{File: "-", Err: err}
@@ -111,43 +135,75 @@ func LoadIn(root string, paths []string, stdin io.Reader) ([]*manifest.Object, e
 				return nil, &manifest.Error{File: "-", Err: fmt.Errorf("%w: more than %d bytes", tree.ErrTooLarge, tree.MaxFileSize)}
 			}
 			stdinData = b
+			inputs[i].size = int64(len(b))
 			break
 		}
 	}
+	// The total, checked before anything is read: the error names the
+	// same file whatever the order reads finish in. A file over the cap
+	// of one file is not read at all: its own error says so (or, for a
+	// Component's source, the Component's).
+	var total int64
+	for i, in := range inputs {
+		if in.size > tree.MaxFileSize {
+			inputs[i].size = 0
+			continue
+		}
+		if total += in.size; total > MaxRenderInputSize {
+			return nil, &manifest.Error{File: in.path, Err: inputsTooLarge(total)}
+		}
+	}
+	docs := make([][]*manifest.Object, len(inputs))
+	errs := make([]error, len(inputs))
+	specAPI := make([]bool, len(inputs)) // a file that did not decode names a spec's apiVersion
+	var read atomic.Int64                // files may grow after they were listed
 	budget := manifest.NewBudget(manifest.MaxRenderDecodedSize)
-	parallel(len(files), func(i int) {
-		var b []byte
-		var err error
-		if files[i] == "-" {
-			b = stdinData
-		} else if b, err = r.ReadFile(files[i]); err != nil {
-			errs[i] = &manifest.Error{File: files[i], Err: err}
+	parallel(len(inputs), func(i int) {
+		file := inputs[i].path
+		if err := ctx.Err(); err != nil {
+			errs[i] = &manifest.Error{File: file, Err: err}
 			return
 		}
-		if candidate[i] && !namesSpecAPI(b) {
+		var b []byte
+		var err error
+		if file == "-" {
+			b = stdinData
+		} else if b, err = r.ReadFile(file); err != nil {
+			errs[i] = &manifest.Error{File: file, Err: err}
+			return
+		} else if n := read.Add(int64(len(b)) - inputs[i].size); total+n > MaxRenderInputSize {
+			errs[i] = &manifest.Error{File: file, Err: inputsTooLarge(total + n)}
+			return
+		}
+		if inputs[i].candidate && !namesSpecAPI(b) {
 			return // a file of a chart
 		}
-		data[i] = b
-		docs[i], errs[i] = budget.Decode(files[i], b)
+		docs[i], errs[i] = budget.Decode(file, b)
+		if errs[i] != nil {
+			specAPI[i] = namesSpecAPI(b)
+		}
+		// b is dropped here: only the objects stay.
 	})
+	stdinData = nil
 	// Files a Component uses (its kustomization folder, its values files)
 	// are its sources, not objects of the render.
 	used := componentSources(docs)
 	var out []*manifest.Object
 	for i, d := range docs {
-		if candidate[i] && errs[i] == nil && firstSpec(d) == nil {
+		file := inputs[i].path
+		if inputs[i].candidate && errs[i] == nil && firstSpec(d) == nil {
 			continue // a file of a chart
 		}
-		src := used.covering(files[i])
-		if files[i] == "-" || src == nil {
+		src := used.covering(file)
+		if file == "-" || src == nil {
 			out = append(out, d...)
 			continue
 		}
 		if spec := firstSpec(d); spec != nil {
-			errs[i] = src.obj.FieldError(src.field, fmt.Errorf("%w: %s covers %s, which holds %s: a spec is never a source", ErrSourceCoversSpec, src.path, files[i], spec.Key()))
+			errs[i] = src.obj.FieldError(src.field, fmt.Errorf("%w: %s covers %s, which holds %s: a spec is never a source", ErrSourceCoversSpec, src.path, file, spec.Key()))
 			continue
 		}
-		if errs[i] != nil && namesSpecAPI(data[i]) {
+		if errs[i] != nil && specAPI[i] {
 			errs[i] = fmt.Errorf("%w (and %s reads it as a source: %s %s of %s)", errs[i], src.obj.Key(), src.field, src.path, src.obj.Source.File)
 			continue
 		}
@@ -157,6 +213,55 @@ func LoadIn(root string, paths []string, stdin io.Reader) ([]*manifest.Object, e
 		return nil, err
 	}
 	return out, nil
+}
+
+// MaxRenderInputSize bounds the bytes of all the files one render reads
+// as inputs, stdin included. Each file may hold tree.MaxFileSize bytes, so
+// without a total a folder of many files just under that cap (comments
+// decode to nothing) would have a render read and parse gigabytes: 40
+// files of 15 MiB took 1.3 GB. 256 MiB is far beyond the inputs of any
+// repository of specs and objects, and keeps a render under 1 GiB.
+const MaxRenderInputSize = 256 << 20
+
+// MaxFolderDepth bounds how deep folders may nest below an input folder:
+// no layout of specs needs more, and a deeper tree only costs time.
+const MaxFolderDepth = 256
+
+var (
+	// ErrInputsTooLarge: the files of a render hold more than
+	// MaxRenderInputSize bytes together.
+	ErrInputsTooLarge = errors.New("inputs too large")
+	// ErrTooDeep: folders nest more than MaxFolderDepth deep.
+	ErrTooDeep = errors.New("folders nest too deep")
+)
+
+func inputsTooLarge(total int64) error {
+	return fmt.Errorf("%w: with this file, the inputs of the render hold %d bytes, more than the %d (%d MiB) all the files of one render may hold", ErrInputsTooLarge, total, MaxRenderInputSize, MaxRenderInputSize>>20)
+}
+
+// input is a file Load reads.
+type input struct {
+	path string // as listed; "-" for stdin
+	size int64  // as listed
+	// key is the file's absolute path with symlinks resolved: a file
+	// reached twice is read once.
+	key string
+	// candidate: a top-level file of a chart folder, an object only if
+	// it holds a spec.
+	candidate bool
+}
+
+// resolved returns p absolute, with symlinks resolved when it can (p as
+// given otherwise: the read reports what is wrong with it).
+func resolved(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return p
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
 }
 
 // specGKs are the spec kinds Load never drops.
@@ -252,8 +357,14 @@ func Files(dir string) ([]string, error) {
 		return nil, err
 	}
 	defer r.Close()
-	files, candidates, err := walk(r, dir)
-	return append(files, candidates...), err
+	w := newWalker(context.Background(), r)
+	defer w.close()
+	files, candidates, err := w.walk(dir)
+	var out []string
+	for _, f := range append(files, candidates...) {
+		out = append(out, f.path)
+	}
+	return out, err
 }
 
 // IgnoreFile in an input folder lists, in gitignore syntax, files and
@@ -279,13 +390,50 @@ func RenderedTree(r *tree.Root, path string) string {
 	}
 }
 
+// walker lists the object files under folders of a root. It opens each
+// folder once, relative to its parent's handle, so that a walk costs one
+// open per folder whatever the depth (a path opened from the root costs
+// one open per level: a deep tree would cost its depth squared).
+type walker struct {
+	ctx context.Context
+	r   *tree.Root
+	top *os.Root // the root, for symlinks: they may lead anywhere in it
+	err error    // opening top
+}
+
+func newWalker(ctx context.Context, r *tree.Root) *walker {
+	top, err := os.OpenRoot(r.Dir())
+	return &walker{ctx: ctx, r: r, top: top, err: err}
+}
+
+func (w *walker) close() {
+	if w.top != nil {
+		w.top.Close()
+	}
+}
+
+// open opens the folder path (relative to the current folder) through
+// the root, following symlinks inside it.
+func (w *walker) open(path string) (*os.Root, error) {
+	if w.err != nil {
+		return nil, w.err
+	}
+	rel, err := w.r.Rel(path)
+	if err != nil {
+		return nil, err
+	}
+	return w.top.OpenRoot(rel)
+}
+
 // walk lists the object files under dir, following symlinks inside the
-// root, refusing loops and special files, skipping what an IgnoreFile
-// lists and folders that are rendered trees (they hold tree.RecordFile:
-// a render's own output, for instance below the folder it rendered).
-// candidates are the top-level files of Helm chart folders below dir:
-// objects only if they hold specs.
-func walk(r *tree.Root, dir string) (files, candidates []string, err error) {
+// root, refusing loops, special files and folders deeper than
+// MaxFolderDepth, skipping what an IgnoreFile lists and folders that are
+// rendered trees (they hold tree.RecordFile: a render's own output, for
+// instance below the folder it rendered). candidates are the top-level
+// files of Helm chart folders below dir: objects only if they hold specs.
+// It gives up when the context ends.
+func (w *walker) walk(dir string) (files, candidates []input, err error) {
+	r, walked := w.r, dir
 	var stack []fs.FileInfo // the folders being visited, to find loops
 	var ignores []gitignore.IgnoreMatcher
 	ignored := func(p string, isDir bool) bool {
@@ -296,9 +444,17 @@ func walk(r *tree.Root, dir string) (files, candidates []string, err error) {
 		}
 		return false
 	}
-	var visit func(dir string) error
-	visit = func(dir string) error {
-		fi, err := r.Stat(dir)
+	// visit lists the folder dir, open as d; real is its absolute path
+	// with symlinks resolved.
+	var visit func(dir, real string, d *os.Root) error
+	visit = func(dir, real string, d *os.Root) error {
+		if err := w.ctx.Err(); err != nil {
+			return &manifest.Error{File: dir, Err: err}
+		}
+		if len(stack) >= MaxFolderDepth {
+			return &manifest.Error{File: dir, Err: fmt.Errorf("%w: more than %d folders deep below %s", ErrTooDeep, MaxFolderDepth, walked)}
+		}
+		fi, err := d.Stat(".")
 		if err != nil {
 			return &manifest.Error{File: dir, Err: err}
 		}
@@ -309,7 +465,7 @@ func walk(r *tree.Root, dir string) (files, candidates []string, err error) {
 		}
 		stack = append(stack, fi)
 		defer func() { stack = stack[:len(stack)-1] }()
-		entries, err := r.ReadDir(dir)
+		entries, err := fs.ReadDir(d.FS(), ".")
 		if err != nil {
 			return &manifest.Error{File: dir, Err: err}
 		}
@@ -343,7 +499,11 @@ func walk(r *tree.Root, dir string) (files, candidates []string, err error) {
 				// if a Component renders the chart): never dropped.
 				for _, e := range entries {
 					if mode := e.Type(); mode.IsRegular() && !skipFile(e.Name()) && !strings.HasPrefix(e.Name(), ".") {
-						candidates = append(candidates, filepath.Join(dir, e.Name()))
+						fi, err := d.Lstat(e.Name())
+						if err != nil {
+							return &manifest.Error{File: filepath.Join(dir, e.Name()), Err: err}
+						}
+						candidates = append(candidates, input{path: filepath.Join(dir, e.Name()), size: fi.Size(), key: filepath.Join(real, e.Name())})
 					}
 				}
 				return nil
@@ -356,9 +516,9 @@ func walk(r *tree.Root, dir string) (files, candidates []string, err error) {
 				continue
 			}
 			mode := e.Type()
+			var fi fs.FileInfo // what a symlink leads to
 			if mode&fs.ModeSymlink != 0 {
-				fi, err := r.Stat(p)
-				if err != nil {
+				if fi, err = r.Stat(p); err != nil {
 					return &manifest.Error{File: p, Err: err}
 				}
 				mode = fi.Mode().Type()
@@ -367,7 +527,21 @@ func walk(r *tree.Root, dir string) (files, candidates []string, err error) {
 				continue
 			}
 			if mode.IsDir() {
-				if err := visit(p); err != nil {
+				var sub *os.Root
+				var subReal string
+				if fi != nil { // a symlink: open where it leads, in the root
+					sub, err = w.open(p)
+					subReal = resolved(p)
+				} else {
+					sub, err = d.OpenRoot(name)
+					subReal = filepath.Join(real, name)
+				}
+				if err != nil {
+					return &manifest.Error{File: p, Err: err}
+				}
+				err = visit(p, subReal, sub)
+				sub.Close()
+				if err != nil {
 					return err
 				}
 				continue
@@ -378,11 +552,26 @@ func walk(r *tree.Root, dir string) (files, candidates []string, err error) {
 			if !mode.IsRegular() {
 				return &manifest.Error{File: p, Err: fmt.Errorf("%w: it is not a file to read", tree.ErrNotRegular)}
 			}
-			files = append(files, p)
+			key := filepath.Join(real, name)
+			if fi != nil {
+				key = resolved(p)
+			} else if fi, err = d.Lstat(name); err != nil {
+				return &manifest.Error{File: p, Err: err}
+			}
+			files = append(files, input{path: p, size: fi.Size(), key: key})
 		}
 		return nil
 	}
-	if err := visit(dir); err != nil {
+	d, err := w.open(dir)
+	if err != nil {
+		// Stat explains a path leaving the root.
+		if _, serr := r.Stat(dir); serr != nil {
+			err = serr
+		}
+		return nil, nil, &manifest.Error{File: dir, Err: err}
+	}
+	defer d.Close()
+	if err := visit(dir, resolved(dir), d); err != nil {
 		return nil, nil, err
 	}
 	return files, candidates, nil

@@ -6,9 +6,12 @@
 // manifest splitting), and translates hooks into waves and policies as
 // component-operator-runtime does.
 //
+// Before Helm's loader reads a chart folder, the sizes of its files are
+// summed: a chart holds at most 100 MiB, subcharts included (size.go).
+//
 // Before Helm's engine runs, a probe rehearses the templates with every
 // function wrapped (probe.go): hostile charts fail with ErrBudget before
-// they allocate too much, rendering stops at the context's deadline, and
+// they allocate too much or generate too many keys (component.FuncCost), rendering stops at the context's deadline, and
 // templates calling functions whose result changes on every render are
 // reported as warnings. tpl may nest 100 deep (Helm sets no bound: a
 // value calling tpl on itself would recurse until memory ran out).

@@ -49,6 +49,9 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 	if err := component.CheckTree(spec, chartField, dir, opts.Root); err != nil {
 		return generators.Result{}, err
 	}
+	if err := checkChartSize(dir, opts.Root); err != nil {
+		return generators.Result{}, stageFailure(spec, c.Spec.Name != "", err)
+	}
 	values, err := component.Values(spec, c, opts.Root)
 	if err != nil {
 		return generators.Result{}, err

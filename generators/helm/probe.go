@@ -14,6 +14,8 @@ import (
 	"github.com/mitchellh/copystructure"
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
+
+	"github.com/wavesmith/wavesmith/generators/component"
 )
 
 // Helm's template engine offers no way to replace its functions or to
@@ -91,6 +93,8 @@ type probe struct {
 	stopped atomic.Bool
 	work    int64
 	output  int64
+	// cost is what expensive calls (component.FuncCost) cost so far.
+	cost    int
 	running atomic.Pointer[string]
 	// tplDepth is how deep tpl calls nest now.
 	tplDepth int
@@ -274,6 +278,11 @@ func (p *probe) wrap(name string, fn any) any {
 	guard, nondet, serial, store := guards[name], nondeterministic[name], serializing[name], storing[name]
 	return reflect.MakeFunc(typ, func(args []reflect.Value) []reflect.Value {
 		p.check()
+		if c := component.FuncCost(name, args); c > 0 {
+			if p.cost += c; p.cost > component.MaxFuncCost {
+				panic(overBudget("%s", component.FuncCostError(name, p.cost)))
+			}
+		}
 		if guard != nil {
 			if n := guard(args, p.lim.value); n > p.lim.value {
 				panic(overBudget("%s would return about %d bytes, over the limit of %d for one value", name, n, p.lim.value))

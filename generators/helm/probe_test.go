@@ -110,6 +110,7 @@ func TestBudgets(t *testing.T) {
 		"accumulate": {"a list growing by 100 kB strings", "accumulate.yaml", "kept more than"},
 		"files":      {"a list growing by 64 kB files", "files.yaml", "kept more than"},
 		"include":    {"includes of 1 MB doubling 40 times", "include.yaml", "include hostile.d1 writes more than"},
+		"keys":       {"200 key generations", "keys.yaml", "genPrivateKey: key generations and password hashes cost 51, more than the 50"},
 	}
 	// Small limits keep this quick under the race detector;
 	// TestHostileMemory runs the attacks with the real ones.

@@ -10,6 +10,8 @@ import (
 	"text/template"
 	"text/template/parse"
 	"unicode/utf8"
+
+	"github.com/wavesmith/wavesmith/generators/component"
 )
 
 // Limits of one rendering of a templated folder. A template that hits one
@@ -19,15 +21,15 @@ import (
 var (
 	// maxSteps bounds the work: a range iteration is a step, a template
 	// call (template, include, tpl) enterWeight steps, a function call
-	// funcWeight steps, one that generates keys or hashes passwords
-	// heavyWeight steps. That is a few seconds of work at most.
+	// funcWeight steps. That is a few seconds of work at most. Calls that
+	// generate keys or hash passwords count besides by their cost, within
+	// component.MaxFuncCost.
 	maxSteps int64 = 10_000_000
 )
 
 const (
 	enterWeight = 5
 	funcWeight  = 10
-	heavyWeight = 500_000
 	// maxList bounds the lists that until, untilStep and seq make.
 	maxList = 1_000_000
 	// maxValue bounds one value a function returns: the bytes of a
@@ -69,6 +71,7 @@ type mark struct {
 type budget struct {
 	ctx      context.Context
 	steps    int64
+	cost     int // of expensive calls, component.FuncCost
 	produced int64
 	output   int64
 	nesting  int
@@ -199,14 +202,15 @@ func (b *budget) guard(fm template.FuncMap) {
 	for name, fn := range fm {
 		v := reflect.ValueOf(fn)
 		t := v.Type()
-		weight := int64(funcWeight)
-		if heavyFuncs[name] {
-			weight = heavyWeight
-		}
 		check := argChecks[name]
 		fm[name] = reflect.MakeFunc(t, func(args []reflect.Value) []reflect.Value {
-			if err := b.step(weight); err != nil {
+			if err := b.step(funcWeight); err != nil {
 				panic(err)
+			}
+			if c := component.FuncCost(name, args); c > 0 {
+				if b.cost += c; b.cost > component.MaxFuncCost {
+					panic(b.fail("%s", component.FuncCostError(name, b.cost)))
+				}
 			}
 			if check != nil {
 				if err := check(args); err != nil {
@@ -256,14 +260,6 @@ func (b *budget) count(m *mark) error {
 		b.where = m.where
 	}
 	return err
-}
-
-// heavyFuncs cost heavyWeight steps a call: they generate keys or hash
-// passwords.
-var heavyFuncs = map[string]bool{
-	"bcrypt": true, "htpasswd": true, "derivePassword": true, "genPrivateKey": true,
-	"genCA": true, "genCAWithKey": true, "genSelfSignedCert": true, "genSelfSignedCertWithKey": true,
-	"genSignedCert": true, "genSignedCertWithKey": true,
 }
 
 // mergeFuncs merge into their first argument; the result is checked for

@@ -30,6 +30,7 @@ func schemaDirty() bool { return openapi.GetSchemaVersion() != openapi.DefaultOp
 // order with Source.File set to the folder. A refusal met while
 // kustomize reads (a symlink leaving the folder) is the error.
 func (j *job) build(ctx context.Context, t *tree) ([]*manifest.Object, error) {
+	t.budget = &buildBudget{ctx: ctx}
 	out, err := kustomize(ctx, treeFS{t}, t.root)
 	if r := t.firstRefusal(); r != nil {
 		return nil, r
@@ -103,5 +104,12 @@ func run(fsys filesys.FileSystem, root string) (out []byte, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return m.AsYaml()
+	if n := m.Size(); n > maxBuildObjects {
+		return nil, fmt.Errorf("%w: the build makes %d objects, more than %d", ErrBudget, n, maxBuildObjects)
+	}
+	out, err = m.AsYaml()
+	if err == nil && len(out) > maxBuildOutput {
+		return nil, fmt.Errorf("%w: the build writes %d bytes of YAML, more than %d", ErrBudget, len(out), maxBuildOutput)
+	}
+	return out, err
 }

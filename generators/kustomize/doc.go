@@ -39,8 +39,11 @@
 //
 // The context bounds the whole rendering: when it ends (a deadline), the
 // render stops with ErrBudget wrapping the context's error, inside a
-// template at its next step, during kustomize at once (the build
-// finishes in the background).
+// template at its next step, during kustomize at once (the build left in
+// the background fails at its next read of the folder). A build reads at
+// most 5,000 YAML documents (a base counts each time it is reached:
+// kustomize's work grows with their square) and 256 MiB, and makes at
+// most 5,000 objects and 64 MiB of YAML (buildbudget.go).
 //
 // # Templates
 //

@@ -42,8 +42,18 @@ func (f treeFS) rel(p string, record bool) (string, error) {
 	return "", err
 }
 
+// over records, and returns, a budget error: the deadline passed, or the
+// build read too much.
+func (f treeFS) over(err error) error {
+	f.t.refused(f.t.j.spec.FieldError(sourceField, fmt.Errorf("kustomize build %s: %w", f.t.j.dir, err)))
+	return err
+}
+
 // stat is tree.stat for an absolute path, recording refusals.
 func (f treeFS) stat(p string, record bool) (string, entry, bool, error) {
+	if err := f.t.budget.check(); err != nil {
+		return "", entry{}, false, f.over(err)
+	}
 	rel, err := f.rel(p, record)
 	if err != nil {
 		return "", entry{}, false, err
@@ -80,6 +90,9 @@ func (f treeFS) Exists(p string) bool {
 }
 
 func (f treeFS) ReadDir(p string) ([]string, error) {
+	if err := f.t.budget.check(); err != nil {
+		return nil, f.over(err)
+	}
 	rel, err := f.rel(p, true)
 	if err != nil {
 		return nil, err
@@ -99,6 +112,11 @@ func (f treeFS) ReadFile(p string) ([]byte, error) {
 	b, err := f.t.readFile(rel)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotFile) {
 		f.t.refused(err)
+	}
+	if err == nil {
+		if err := f.t.budget.read(b); err != nil {
+			return nil, f.over(err)
+		}
 	}
 	return bytes.Clone(b), err
 }

@@ -157,6 +157,8 @@ func TestFuncs(t *testing.T) {
 		"SharedDict":     {"a dict may be shared (no cycle)", `{{ $a := dict }}{{ $b := dict "x" $a "y" $a }}{{ $_ := set $b "z" $a }}{{ len $b }}`, nil, "3", nil},
 		"SetCycle":       {"set refuses a dict that would contain itself", `{{ $a := dict }}{{ $b := dict "x" $a }}{{ $_ := set $a "b" $b }}`, nil, "", ErrBudget},
 		"MergeCycle":     {"merge refuses a result that contains itself", `{{ $a := dict }}{{ $_ := merge $a (dict "x" (dict "y" $a)) }}`, nil, "", ErrBudget},
+		"KeyCost":        {"key generations count by cost: 50 ECDSA keys fit", `{{ range until 50 }}{{ $_ := genPrivateKey "ecdsa" }}{{ end }}`, nil, "", nil},
+		"KeyCostOver":    {"key generations count by cost: 51 ECDSA keys do not", `{{ range until 51 }}{{ $_ := genPrivateKey "ecdsa" }}{{ end }}`, nil, "", ErrBudget},
 		"Sprig":          {"sprig is there", `{{ list 3 1 2 | sortAlpha | join "," }} {{ "abc" | b64enc }}`, nil, "1,2,3 YWJj", nil},
 		"DefaultVersion": {"Helm's default API versions are listed", `{{ range apiResources }}{{ if eq .GroupVersion "apps/v1" }}yes{{ end }}{{ end }}`, nil, "yes", nil},
 	}

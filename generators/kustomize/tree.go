@@ -44,6 +44,8 @@ type tree struct {
 
 	mu      sync.Mutex
 	refusal error // the first refusal met while kustomize ran
+	// budget accounts the reads of a build, nil outside one.
+	budget *buildBudget
 }
 
 // entry is what stat finds at a path.

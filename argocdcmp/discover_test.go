@@ -1,0 +1,69 @@
+package argocdcmp
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/render"
+	"github.com/wavesmith/wavesmith/tree"
+)
+
+// TestDiscoverDepth: discovery walks folders as render does, each opened
+// once, and refuses folders nested deeper than render.MaxFolderDepth.
+func TestDiscoverDepth(t *testing.T) {
+	spec := "apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata: {name: c}\n"
+	for _, depth := range []int{render.MaxFolderDepth - 1, render.MaxFolderDepth} {
+		root := t.TempDir()
+		deep := filepath.Join(root, strings.Repeat("a/", depth))
+		if err := os.MkdirAll(deep, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(deep, "c.yaml"), []byte(spec), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Discover(root, root, builtin.Registry())
+		if depth >= render.MaxFolderDepth {
+			if !errors.Is(err, render.ErrTooDeep) {
+				t.Errorf("depth %d: got %v, want render.ErrTooDeep", depth, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{filepath.Join(deep, "c.yaml")}, got); diff != "" {
+			t.Errorf("depth %d: -want +got:\n%s", depth, diff)
+		}
+	}
+}
+
+// TestDiscoverTotal: discovery reads no more than a render would.
+func TestDiscoverTotal(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i <= render.MaxRenderInputSize/tree.MaxFileSize; i++ {
+		f, err := os.Create(filepath.Join(root, fmt.Sprintf("f%02d.yaml", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Truncate(tree.MaxFileSize); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	if _, err := Discover(root, root, builtin.Registry()); !errors.Is(err, render.ErrInputsTooLarge) {
+		t.Errorf("got %v, want render.ErrInputsTooLarge", err)
+	}
+}
