@@ -315,7 +315,7 @@ func (f *renderFlags) render(c *cobra.Command, s *setup) (*render.Result, error)
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(c.Context(), s.timeout)
 	defer cancel()
-	objs, err := render.LoadIn(s.opts.Root, s.inputs, c.InOrStdin())
+	objs, err := render.LoadInContext(ctx, s.opts.Root, s.inputs, c.InOrStdin())
 	if err != nil {
 		return nil, err
 	}
