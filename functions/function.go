@@ -102,6 +102,10 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 		if previous[itemKey(item)] {
 			continue
 		}
+		if err := forgetWritten(item); err != nil {
+			rl.Results = append(rl.Results, errorResult(err))
+			continue
+		}
 		kept = append(kept, item)
 		obj, err := toObject(item)
 		if err != nil {
@@ -131,7 +135,8 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 		rl.Results = append(rl.Results, warningResult(w))
 	}
 
-	// Specs keep what the user wrote; only the inventory annotations change.
+	// Specs keep what the user wrote; only the annotations the function
+	// owns change (setWritten).
 	specs := map[manifest.Key]*render.Item{}
 	for _, s := range res.Specs {
 		specs[s.Object.Key()] = s
@@ -141,12 +146,8 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 		if !ok {
 			continue
 		}
-		s := sitem.Object
-		for _, a := range sitem.Written {
-			v, _ := s.Annotation(a)
-			if err := item.PipeE(yaml.SetAnnotation(a, v)); err != nil {
-				return fmt.Errorf("set %s on %s: %w", a, s.Key(), err)
-			}
+		if err := setWritten(item, sitem); err != nil {
+			return err
 		}
 	}
 	paths := res.Paths()
@@ -523,4 +524,82 @@ func setLocation(r *framework.Result, file, field string, ref *manifest.Ref) {
 	} else if field != "" {
 		r.Message = strings.TrimSpace(field + ": " + r.Message)
 	}
+}
+
+// WrittenAnnotation records on a spec item the dialect annotations the
+// function wrote there (an engine's wave, when the spec's children land in
+// a later wave than the engine would read from the spec as written), as a
+// JSON object of annotation to value. The next run removes those that
+// still hold the value written before rendering, so that the function
+// never reads its own output back as the user's choice: running it on its
+// output gives what running it on the package as the user wrote it gives.
+// An annotation the user changed since is the user's and stays.
+const WrittenAnnotation = "fn.wavesmith.io/written"
+
+// forgetWritten removes from a spec item what a previous run wrote on it
+// (WrittenAnnotation) and the user has not changed since. The inventory
+// and digest annotations stay in place: rendering rewrites them.
+func forgetWritten(item *yaml.RNode) error {
+	a := item.GetAnnotations()
+	rec, ok := a[WrittenAnnotation]
+	if !ok {
+		return nil
+	}
+	var written map[string]string
+	if err := json.Unmarshal([]byte(rec), &written); err != nil {
+		return &manifest.Error{File: a[kioutil.PathAnnotation], Field: "metadata.annotations." + WrittenAnnotation,
+			Object: strings.Trim(item.GetKind()+"/"+item.GetNamespace()+"/"+item.GetName(), "/"),
+			Ref:    &manifest.Ref{APIVersion: item.GetApiVersion(), Kind: item.GetKind(), Namespace: item.GetNamespace(), Name: item.GetName()},
+			Err:    fmt.Errorf("%w: %v (the function writes it; remove it to keep the annotations it lists as your own)", ErrWrittenRecord, err)}
+	}
+	clear := []string{WrittenAnnotation}
+	for k, v := range written {
+		if cur, ok := a[k]; ok && cur == v {
+			clear = append(clear, k)
+		}
+	}
+	sort.Strings(clear)
+	for _, k := range clear {
+		if err := item.PipeE(yaml.ClearAnnotation(k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ErrWrittenRecord: a spec item's WrittenAnnotation does not parse.
+var ErrWrittenRecord = errors.New("the record of what the function wrote does not parse")
+
+// setWritten writes on a spec item the annotations the engine wrote on its
+// copy of the spec, in a fixed order (the inventory and digest, then the
+// dialects' annotations sorted, then their record), so that a run on the
+// function's own output lays them out as a run on the user's package does.
+func setWritten(item *yaml.RNode, sitem *render.Item) error {
+	s := sitem.Object
+	owned := []string{inventory.Inventory, inventory.RenderDigest}
+	written := map[string]string{}
+	for _, a := range sitem.Written {
+		if a != inventory.Inventory && a != inventory.RenderDigest {
+			owned = append(owned, a)
+			written[a], _ = s.Annotation(a)
+		}
+	}
+	for _, a := range owned {
+		if v, ok := s.Annotation(a); ok {
+			if err := item.PipeE(yaml.SetAnnotation(a, v)); err != nil {
+				return fmt.Errorf("set %s on %s: %w", a, s.Key(), err)
+			}
+		}
+	}
+	if len(written) == 0 {
+		return nil
+	}
+	rec, err := json.Marshal(written) // keys sorted
+	if err != nil {
+		return err
+	}
+	if err := item.PipeE(yaml.SetAnnotation(WrittenAnnotation, string(rec))); err != nil {
+		return fmt.Errorf("set %s on %s: %w", WrittenAnnotation, s.Key(), err)
+	}
+	return nil
 }
