@@ -33,13 +33,21 @@ import (
 // previous run added (those its specs' inventories list), and appends the
 // new children with their own path and index.
 type Processor struct {
-	// Base options; the functionConfig overrides them.
+	// Base options: the generators, the root and how the engine keeps its
+	// inputs; without Above, also the settings the functionConfig
+	// overrides.
 	Options render.Options
+	// Above are the door's configuration layers that win over the
+	// functionConfig (fn's flags), highest first, as config.Merge takes
+	// them: flags > functionConfig > defaults.
+	Above []config.Layer
 }
 
 // Run reads a ResourceList from r and writes the result to w. The error
-// is non-nil when any result has severity error.
-func Run(ctx context.Context, r io.Reader, w io.Writer, base render.Options) error {
+// is non-nil when any result has severity error. above are the layers
+// that win over the functionConfig (Processor.Above): the door passes its
+// flag layer.
+func Run(ctx context.Context, r io.Reader, w io.Writer, base render.Options, above ...config.Layer) error {
 	in, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
 	if err != nil {
 		return fmt.Errorf("reading standard input: %w", err)
@@ -56,7 +64,7 @@ func Run(ctx context.Context, r io.Reader, w io.Writer, base render.Options) err
 		probe.WrappingAPIVersion != kio.ResourceListAPIVersion && probe.WrappingAPIVersion != "config.kubernetes.io/v1alpha1") {
 		return fmt.Errorf("%w: a KRM function reads one ResourceList (config.kubernetes.io/v1) on standard input, as kpt and kustomize send it; to render files, use wavesmith render", ErrNotResourceList)
 	}
-	p := &Processor{Options: base}
+	p := &Processor{Options: base, Above: above}
 	return framework.Execute(framework.ResourceListProcessorFunc(func(rl *framework.ResourceList) error {
 		return p.Process(ctx, rl)
 	}), &kio.ByteReadWriter{Reader: bytes.NewReader(in), Writer: w, KeepReaderAnnotations: true})
@@ -179,11 +187,17 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 }
 
 // options merges the functionConfig (a RenderConfig, or a ConfigMap with
-// the same keys flattened) into the base options.
+// the same keys flattened) with the door's layers. With Above (the door's
+// flags), config.Merge takes each field from the first layer that sets it:
+// Above, then the functionConfig, then the defaults. Without Above, the
+// functionConfig's fields override the base options.
 func (p *Processor) options(fc *yaml.RNode) (render.Options, error) {
 	base := p.Options
 	if fc == nil || fc.IsNilOrEmpty() || specConfig(fc, base) != nil {
-		return base, nil
+		if p.Above == nil {
+			return base, nil
+		}
+		return p.merged(nil)
 	}
 	var cfg v1alpha1.RenderConfigSpec
 	switch fc.GetKind() {
@@ -206,6 +220,12 @@ func (p *Processor) options(fc *yaml.RNode) (render.Options, error) {
 	layer := config.Layer{Name: fc.GetKind() + " " + fc.GetName(), Spec: cfg}
 	if fc.GetKind() == "ConfigMap" {
 		layer.FieldName = func(path string) string { return layer.Name + ": data." + configMapKey(path) }
+	}
+	if err := fnFields(layer); err != nil {
+		return base, err
+	}
+	if p.Above != nil {
+		return p.merged(&layer)
 	}
 	o, _, err := config.Merge(layer).Options()
 	if err != nil {
@@ -230,6 +250,49 @@ func (p *Processor) options(fc *yaml.RNode) (render.Options, error) {
 		o.KubeVersion = base.KubeVersion
 	}
 	return o, nil
+}
+
+// merged merges Above and the functionConfig's layer (when not nil),
+// keeping from the base options what no layer holds (the generators, the
+// root, how the engine keeps its inputs and objects).
+func (p *Processor) merged(fc *config.Layer) (render.Options, error) {
+	layers := append([]config.Layer(nil), p.Above...)
+	if fc != nil {
+		layers = append(layers, *fc)
+	}
+	o, _, err := config.Merge(layers...).Options()
+	if err != nil {
+		return p.Options, err
+	}
+	b := p.Options
+	o.Generators, o.Root, o.KeepInputs, o.DiscardObjects, o.Progress = b.Generators, b.Root, b.KeepInputs, b.DiscardObjects, b.Progress
+	return o, nil
+}
+
+// ErrNotForFn: a functionConfig sets a field that means nothing to the
+// KRM function (its input and output are the ResourceList).
+var ErrNotForFn = errors.New("the KRM function does not read this field")
+
+// fnFields refuses the settings of wavesmith render that a KRM function
+// cannot honour, naming each as its user wrote it.
+func fnFields(l config.Layer) error {
+	c := l.Spec
+	var errs []error
+	for _, f := range []struct {
+		path, why string
+		set       bool
+	}{
+		{"inputs", "the function's input is the ResourceList kpt or kustomize sends", len(c.Inputs) > 0},
+		{"output", "the function's output is the ResourceList it writes back", c.Output != ""},
+		{"treePath", "the function writes no GitOps tree", c.TreePath != ""},
+		{"flux", "the function writes no Flux files (wavesmith render -o DIR --flux does)", c.Flux != nil},
+		{"argocd", "the function writes no Argo CD Applications (wavesmith render -o DIR --argocd does)", c.ArgoCD != nil},
+	} {
+		if f.set {
+			errs = append(errs, &config.FieldError{Name: l.Name + ": spec." + f.path, Err: fmt.Errorf("%w: %s; remove it from the functionConfig", ErrNotForFn, f.why)})
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func decodeStrict(n *yaml.RNode, into *v1alpha1.RenderConfigSpec) error {
