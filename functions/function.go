@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,27 +54,107 @@ func Run(ctx context.Context, r io.Reader, w io.Writer, base render.Options, abo
 		return fmt.Errorf("reading standard input: %w", err)
 	}
 	if len(in) > MaxInput {
-		return fmt.Errorf("%w: standard input holds more than %d bytes", tree.ErrTooLarge, MaxInput)
+		return budgetResult(w, fmt.Errorf("%w: standard input holds more than %d bytes (the function's budget for one ResourceList)", tree.ErrTooLarge, MaxInput))
+	}
+	if n := nodeBound(in); n > MaxNodes {
+		return budgetResult(w, fmt.Errorf("%w: the ResourceList holds up to %d YAML nodes, more than the function's budget of %d (about %d small objects): split the package, or render it with wavesmith render", ErrOverBudget, n, MaxNodes, MaxItems))
+	}
+	// Most of what a render allocates is garbage soon: a soft limit
+	// makes the collector return it before the heap doubles. The
+	// budgets keep what stays alive under it.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit))
 	}
 	// kyaml's framework reads a document of another kind as a plain stream
 	// of objects and prints a plain stream back, which kpt and kustomize
-	// cannot read. What does not parse is left to the framework, whose
-	// error names the line.
-	probe := &kio.ByteReader{Reader: bytes.NewReader(in)}
-	if _, err := probe.Read(); err == nil && (probe.WrappingKind != kio.ResourceListKind ||
-		probe.WrappingAPIVersion != kio.ResourceListAPIVersion && probe.WrappingAPIVersion != "config.kubernetes.io/v1alpha1") {
-		return fmt.Errorf("%w: a KRM function reads one ResourceList (config.kubernetes.io/v1) on standard input, as kpt and kustomize send it; to render files, use wavesmith render", ErrNotResourceList)
-	}
+	// cannot read: the kind is checked once the framework has read the
+	// input (one parse), and nothing is written then. What does not parse
+	// is left to the framework, whose error names the line.
+	out := &gate{w: w}
+	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(in), Writer: out, KeepReaderAnnotations: true}
+	in = nil // the reader holds it; parsed, it can go
 	p := &Processor{Options: base, Above: above}
 	return framework.Execute(framework.ResourceListProcessorFunc(func(rl *framework.ResourceList) error {
+		if rw.WrappingKind != kio.ResourceListKind ||
+			rw.WrappingAPIVersion != kio.ResourceListAPIVersion && rw.WrappingAPIVersion != "config.kubernetes.io/v1alpha1" {
+			out.closed = true
+			return fmt.Errorf("%w: a KRM function reads one ResourceList (config.kubernetes.io/v1) on standard input, as kpt and kustomize send it; to render files, use wavesmith render", ErrNotResourceList)
+		}
+		if len(rl.Items) > MaxItems {
+			rl.Results = append(rl.Results, &framework.Result{Severity: framework.Error, Message: fmt.Sprintf("%v: %d items, more than the function's budget of %d: split the package, or render it with wavesmith render", ErrOverBudget, len(rl.Items), MaxItems)})
+			rl.Items = nil // written back, they would only say the same again
+			return rl.Results
+		}
 		return p.Process(ctx, rl)
-	}), &kio.ByteReadWriter{Reader: bytes.NewReader(in), Writer: w, KeepReaderAnnotations: true})
+	}), rw)
 }
 
-// MaxInput bounds the ResourceList read from standard input (the files
-// of a whole kpt package, which wavesmith reads one by one elsewhere, up
-// to tree.MaxFileSize each).
-const MaxInput = 64 << 20
+// The function's budget for one ResourceList: with it, a run stays under
+// 1 GiB of memory whatever it is sent (measured with small ConfigMaps,
+// the costliest objects per byte: 30,000 take 680 MB at most).
+const (
+	// MaxInput bounds the bytes read from standard input (the files of a
+	// whole kpt package, which wavesmith reads one by one elsewhere, up to
+	// tree.MaxFileSize each).
+	MaxInput = 64 << 20
+	// MaxItems bounds the items of the ResourceList.
+	MaxItems = 30_000
+	// MaxNodes bounds the YAML nodes of the ResourceList, counted before
+	// parsing it (nodeBound): every node costs some hundred bytes parsed,
+	// converted and rendered, whatever its size.
+	MaxNodes = 1_000_000
+	// memoryLimit is the soft limit of the Go heap during a run.
+	memoryLimit = 640 << 20
+)
+
+// ErrOverBudget: the ResourceList is larger than the function's budget.
+var ErrOverBudget = errors.New("the ResourceList is over the function's budget")
+
+// nodeBound returns an upper bound of the YAML nodes in b without parsing
+// it: every node is a document's root, a mapping key (before a ':' or
+// after a '?'), a mapping value (after a ':'), or a sequence entry (after
+// a '-', a '[' or a ','); flow mapping keys without value follow a '{' or
+// a ','. Those characters inside scalars only raise the bound.
+func nodeBound(b []byte) int {
+	var n int
+	for _, c := range b {
+		switch c {
+		case ':', '?':
+			n += 2
+		case '-', ',', '[', '{':
+			n++
+		}
+	}
+	return n + 1 + bytes.Count(b, []byte("\n---"))
+}
+
+// budgetResult writes a ResourceList holding only an error result (kpt
+// and kustomize show its message) and returns err.
+func budgetResult(w io.Writer, err error) error {
+	rl := map[string]any{"apiVersion": kio.ResourceListAPIVersion, "kind": kio.ResourceListKind, "items": []any{},
+		"results": []any{map[string]any{"severity": "error", "message": err.Error()}}}
+	b, merr := yaml.Marshal(rl)
+	if merr != nil {
+		return errors.Join(err, merr)
+	}
+	if _, werr := w.Write(b); werr != nil {
+		return errors.Join(err, werr)
+	}
+	return err
+}
+
+// gate writes to w until it is closed, then discards.
+type gate struct {
+	w      io.Writer
+	closed bool
+}
+
+func (g *gate) Write(b []byte) (int, error) {
+	if g.closed {
+		return len(b), nil
+	}
+	return g.w.Write(b)
+}
 
 // ErrNotResourceList: the function's input is not a ResourceList.
 var ErrNotResourceList = errors.New("the input is not a ResourceList")
