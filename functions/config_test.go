@@ -63,6 +63,19 @@ func TestPrecedence(t *testing.T) {
 	}
 }
 
+// TestBelow: the functionConfig wins over the layers below it.
+func TestBelow(t *testing.T) {
+	cluster := config.Layer{Name: "KUBE_VERSION", Spec: v1alpha1.RenderConfigSpec{KubeVersion: "v1.30.0", Namespace: "from-cluster"}}
+	p := &Processor{Options: render.Options{Generators: builtin.Registry()}, Above: []config.Layer{{Name: "flags"}}, Below: []config.Layer{cluster}}
+	o, err := p.options(yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  kubeVersion: v1.31.0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.KubeVersion != "v1.31.0" || o.Namespace != "from-cluster" {
+		t.Errorf("kubeVersion %q (want the functionConfig's v1.31.0), namespace %q (want the cluster's)", o.KubeVersion, o.Namespace)
+	}
+}
+
 // TestRunPrecedence: the same through Run, on the rendered children.
 func TestRunPrecedence(t *testing.T) {
 	in := resourceList + "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n  data:\n    wave: \"1\"\n"

@@ -42,6 +42,10 @@ type Processor struct {
 	// functionConfig (fn's flags), highest first, as config.Merge takes
 	// them: flags > functionConfig > defaults.
 	Above []config.Layer
+	// Below are the door's layers that the functionConfig wins over
+	// (Argo CD's description of the cluster), highest first; used with
+	// Above.
+	Below []config.Layer
 }
 
 // Run reads a ResourceList from r and writes the result to w. The error
@@ -49,6 +53,12 @@ type Processor struct {
 // that win over the functionConfig (Processor.Above): the door passes its
 // flag layer.
 func Run(ctx context.Context, r io.Reader, w io.Writer, base render.Options, above ...config.Layer) error {
+	return (&Processor{Options: base, Above: above}).Run(ctx, r, w)
+}
+
+// Run reads a ResourceList from r and writes the result to w, as the
+// package's Run.
+func (p *Processor) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 	in, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
 	if err != nil {
 		return fmt.Errorf("reading standard input: %w", err)
@@ -73,7 +83,6 @@ func Run(ctx context.Context, r io.Reader, w io.Writer, base render.Options, abo
 	out := &gate{w: w}
 	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(in), Writer: out, KeepReaderAnnotations: true}
 	in = nil // the reader holds it; parsed, it can go
-	p := &Processor{Options: base, Above: above}
 	return framework.Execute(framework.ResourceListProcessorFunc(func(rl *framework.ResourceList) error {
 		if rw.WrappingKind != kio.ResourceListKind ||
 			rw.WrappingAPIVersion != kio.ResourceListAPIVersion && rw.WrappingAPIVersion != "config.kubernetes.io/v1alpha1" {
@@ -270,8 +279,8 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 // options merges the functionConfig (a RenderConfig, or a ConfigMap with
 // the same keys flattened) with the door's layers. With Above (the door's
 // flags), config.Merge takes each field from the first layer that sets it:
-// Above, then the functionConfig, then the defaults. Without Above, the
-// functionConfig's fields override the base options.
+// Above, then the functionConfig, then Below, then the defaults. Without
+// Above, the functionConfig's fields override the base options.
 func (p *Processor) options(fc *yaml.RNode) (render.Options, error) {
 	base := p.Options
 	if fc == nil || fc.IsNilOrEmpty() || specConfig(fc, base) != nil {
@@ -341,6 +350,7 @@ func (p *Processor) merged(fc *config.Layer) (render.Options, error) {
 	if fc != nil {
 		layers = append(layers, *fc)
 	}
+	layers = append(layers, p.Below...)
 	o, _, err := config.Merge(layers...).Options()
 	if err != nil {
 		return p.Options, err
