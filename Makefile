@@ -59,8 +59,19 @@ build: $(WAVESMITH) ## build bin/wavesmith
 # vet links in 8 s; with -trimpath it compiled every dependency again, 2m17s).
 BUILD_SOURCES = $(filter-out %_test.go,$(GO_SOURCES))
 
+# The version stamped into the binaries (wavesmith version, --version):
+# HEAD's tag, else its Go pseudo-version, +dirty with changes
+# (hack/version.sh). -X changes only the link: the build cache still serves
+# every package.
+VERSION_LDFLAGS = -ldflags "-X main.version=$$(bash hack/version.sh)"
+
 $(WAVESMITH): $(BUILD_SOURCES)
-	$(GO) build -o $@ ./cmd/wavesmith
+	$(GO) build $(VERSION_LDFLAGS) -o $@ ./cmd/wavesmith
+
+.PHONY: install
+install: ## install wavesmith and wavesmith-status into GOBIN (go env GOBIN, else GOPATH/bin)
+	$(GO) install $(VERSION_LDFLAGS) ./cmd/wavesmith ./cmd/wavesmith-status
+	@echo "installed into $$($(GO) env GOBIN | grep . || echo $$($(GO) env GOPATH)/bin): $$(bash hack/version.sh)"
 
 $(KUSTOMIZE):
 	GOBIN=$(BIN) $(GO) install sigs.k8s.io/kustomize/kustomize/v5@$(KUSTOMIZE_VERSION)
@@ -135,11 +146,13 @@ bench: $(WAVESMITH) $(HELM) $(KUSTOMIZE) ## compare wavesmith with helm template
 	$(GO) test -run '^$$' -bench . -benchmem ./render/ ./generators/... ./manifest/
 	$(GO) run ./hack/bench -n $(BENCH_N) -runs $(BENCH_RUNS) -wavesmith $(WAVESMITH) -helm $(HELM) -kustomize $(KUSTOMIZE)
 
-IMAGE_VERSION ?= dev
+# The images carry the release's version (a tag v1.2.3 gives 1.2.3, as the
+# chart's appVersion and the pinned install YAML say).
+IMAGE_VERSION ?= $(patsubst v%,%,$(RELEASE_VERSION))
 
 .PHONY: image
 image: ## build OCI image tarballs of wavesmith and wavesmith-status into out/images (no daemon needed)
 	@mkdir -p $(OUT)/images/bin
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(OUT)/images/bin/wavesmith ./cmd/wavesmith
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(OUT)/images/bin/wavesmith-status ./cmd/wavesmith-status
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(RELEASE_VERSION)" -o $(OUT)/images/bin/wavesmith ./cmd/wavesmith
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(RELEASE_VERSION)" -o $(OUT)/images/bin/wavesmith-status ./cmd/wavesmith-status
 	$(GO) run ./hack/image -version $(IMAGE_VERSION) -o $(OUT)/images

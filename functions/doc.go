@@ -2,4 +2,13 @@
 // Specification (kpt, kustomize exec functions): a ResourceList in, the
 // same items plus the rendered children out, problems as structured
 // results. It renders nothing itself; package render does.
+//
+// The functionConfig is one configuration layer, merged by config.Merge
+// between the door's (Processor.Above, Processor.Below). What the
+// function writes on a spec the user owns beyond the inventory and digest
+// (an engine's wave) is recorded in WrittenAnnotation and forgotten by the
+// next run, so that running on its own output with a config gives what
+// running on the user's package gives. One ResourceList is bounded
+// (MaxInput, MaxItems, MaxNodes counted before parsing) so that a run
+// stays under 1 GiB; beyond, an error result.
 package functions

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,39 +34,136 @@ import (
 // previous run added (those its specs' inventories list), and appends the
 // new children with their own path and index.
 type Processor struct {
-	// Base options; the functionConfig overrides them.
+	// Base options: the generators, the root and how the engine keeps its
+	// inputs; without Above, also the settings the functionConfig
+	// overrides.
 	Options render.Options
+	// Above are the door's configuration layers that win over the
+	// functionConfig (fn's flags), highest first, as config.Merge takes
+	// them: flags > functionConfig > defaults.
+	Above []config.Layer
+	// Below are the door's layers that the functionConfig wins over
+	// (Argo CD's description of the cluster), highest first; used with
+	// Above.
+	Below []config.Layer
 }
 
 // Run reads a ResourceList from r and writes the result to w. The error
-// is non-nil when any result has severity error.
-func Run(ctx context.Context, r io.Reader, w io.Writer, base render.Options) error {
+// is non-nil when any result has severity error. above are the layers
+// that win over the functionConfig (Processor.Above): the door passes its
+// flag layer.
+func Run(ctx context.Context, r io.Reader, w io.Writer, base render.Options, above ...config.Layer) error {
+	return (&Processor{Options: base, Above: above}).Run(ctx, r, w)
+}
+
+// Run reads a ResourceList from r and writes the result to w, as the
+// package's Run.
+func (p *Processor) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 	in, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
 	if err != nil {
 		return fmt.Errorf("reading standard input: %w", err)
 	}
 	if len(in) > MaxInput {
-		return fmt.Errorf("%w: standard input holds more than %d bytes", tree.ErrTooLarge, MaxInput)
+		return budgetResult(w, fmt.Errorf("%w: standard input holds more than %d bytes (the function's budget for one ResourceList)", tree.ErrTooLarge, MaxInput))
+	}
+	if n := nodeBound(in); n > MaxNodes {
+		return budgetResult(w, fmt.Errorf("%w: the ResourceList holds up to %d YAML nodes, more than the function's budget of %d (about %d small objects): split the package, or render it with wavesmith render", ErrOverBudget, n, MaxNodes, MaxItems))
+	}
+	// Most of what a render allocates is garbage soon: a soft limit
+	// makes the collector return it before the heap doubles. The
+	// budgets keep what stays alive under it.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit))
 	}
 	// kyaml's framework reads a document of another kind as a plain stream
 	// of objects and prints a plain stream back, which kpt and kustomize
-	// cannot read. What does not parse is left to the framework, whose
-	// error names the line.
-	probe := &kio.ByteReader{Reader: bytes.NewReader(in)}
-	if _, err := probe.Read(); err == nil && (probe.WrappingKind != kio.ResourceListKind ||
-		probe.WrappingAPIVersion != kio.ResourceListAPIVersion && probe.WrappingAPIVersion != "config.kubernetes.io/v1alpha1") {
-		return fmt.Errorf("%w: a KRM function reads one ResourceList (config.kubernetes.io/v1) on standard input, as kpt and kustomize send it; to render files, use wavesmith render", ErrNotResourceList)
-	}
-	p := &Processor{Options: base}
+	// cannot read: the kind is checked once the framework has read the
+	// input (one parse), and nothing is written then. What does not parse
+	// is left to the framework, whose error names the line.
+	out := &gate{w: w}
+	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(in), Writer: out, KeepReaderAnnotations: true}
+	in = nil // the reader holds it; parsed, it can go
 	return framework.Execute(framework.ResourceListProcessorFunc(func(rl *framework.ResourceList) error {
+		if rw.WrappingKind != kio.ResourceListKind ||
+			rw.WrappingAPIVersion != kio.ResourceListAPIVersion && rw.WrappingAPIVersion != "config.kubernetes.io/v1alpha1" {
+			out.closed = true
+			return fmt.Errorf("%w: a KRM function reads one ResourceList (config.kubernetes.io/v1) on standard input, as kpt and kustomize send it; to render files, use wavesmith render", ErrNotResourceList)
+		}
+		if len(rl.Items) > MaxItems {
+			rl.Results = append(rl.Results, &framework.Result{Severity: framework.Error, Message: fmt.Sprintf("%v: %d items, more than the function's budget of %d: split the package, or render it with wavesmith render", ErrOverBudget, len(rl.Items), MaxItems)})
+			rl.Items = nil // written back, they would only say the same again
+			return rl.Results
+		}
 		return p.Process(ctx, rl)
-	}), &kio.ByteReadWriter{Reader: bytes.NewReader(in), Writer: w, KeepReaderAnnotations: true})
+	}), rw)
 }
 
-// MaxInput bounds the ResourceList read from standard input (the files
-// of a whole kpt package, which wavesmith reads one by one elsewhere, up
-// to tree.MaxFileSize each).
-const MaxInput = 64 << 20
+// The function's budget for one ResourceList: with it, a run stays under
+// 1 GiB of memory whatever it is sent (measured with small ConfigMaps,
+// the costliest objects per byte: 30,000 take 680 MB at most).
+const (
+	// MaxInput bounds the bytes read from standard input (the files of a
+	// whole kpt package, which wavesmith reads one by one elsewhere, up to
+	// tree.MaxFileSize each).
+	MaxInput = 64 << 20
+	// MaxItems bounds the items of the ResourceList.
+	MaxItems = 30_000
+	// MaxNodes bounds the YAML nodes of the ResourceList, counted before
+	// parsing it (nodeBound): every node costs some hundred bytes parsed,
+	// converted and rendered, whatever its size.
+	MaxNodes = 1_000_000
+	// memoryLimit is the soft limit of the Go heap during a run.
+	memoryLimit = 640 << 20
+)
+
+// ErrOverBudget: the ResourceList is larger than the function's budget.
+var ErrOverBudget = errors.New("the ResourceList is over the function's budget")
+
+// nodeBound returns an upper bound of the YAML nodes in b without parsing
+// it: every node is a document's root, a mapping key (before a ':' or
+// after a '?'), a mapping value (after a ':'), or a sequence entry (after
+// a '-', a '[' or a ','); flow mapping keys without value follow a '{' or
+// a ','. Those characters inside scalars only raise the bound.
+func nodeBound(b []byte) int {
+	var n int
+	for _, c := range b {
+		switch c {
+		case ':', '?':
+			n += 2
+		case '-', ',', '[', '{':
+			n++
+		}
+	}
+	return n + 1 + bytes.Count(b, []byte("\n---"))
+}
+
+// budgetResult writes a ResourceList holding only an error result (kpt
+// and kustomize show its message) and returns err.
+func budgetResult(w io.Writer, err error) error {
+	rl := map[string]any{"apiVersion": kio.ResourceListAPIVersion, "kind": kio.ResourceListKind, "items": []any{},
+		"results": []any{map[string]any{"severity": "error", "message": err.Error()}}}
+	b, merr := yaml.Marshal(rl)
+	if merr != nil {
+		return errors.Join(err, merr)
+	}
+	if _, werr := w.Write(b); werr != nil {
+		return errors.Join(err, werr)
+	}
+	return err
+}
+
+// gate writes to w until it is closed, then discards.
+type gate struct {
+	w      io.Writer
+	closed bool
+}
+
+func (g *gate) Write(b []byte) (int, error) {
+	if g.closed {
+		return len(b), nil
+	}
+	return g.w.Write(b)
+}
 
 // ErrNotResourceList: the function's input is not a ResourceList.
 var ErrNotResourceList = errors.New("the input is not a ResourceList")
@@ -102,6 +200,10 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 		if previous[itemKey(item)] {
 			continue
 		}
+		if err := forgetWritten(item); err != nil {
+			rl.Results = append(rl.Results, errorResult(err))
+			continue
+		}
 		kept = append(kept, item)
 		obj, err := toObject(item)
 		if err != nil {
@@ -131,7 +233,8 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 		rl.Results = append(rl.Results, warningResult(w))
 	}
 
-	// Specs keep what the user wrote; only the inventory annotations change.
+	// Specs keep what the user wrote; only the annotations the function
+	// owns change (setWritten).
 	specs := map[manifest.Key]*render.Item{}
 	for _, s := range res.Specs {
 		specs[s.Object.Key()] = s
@@ -141,12 +244,8 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 		if !ok {
 			continue
 		}
-		s := sitem.Object
-		for _, a := range sitem.Written {
-			v, _ := s.Annotation(a)
-			if err := item.PipeE(yaml.SetAnnotation(a, v)); err != nil {
-				return fmt.Errorf("set %s on %s: %w", a, s.Key(), err)
-			}
+		if err := setWritten(item, sitem); err != nil {
+			return err
 		}
 	}
 	paths := res.Paths()
@@ -178,11 +277,17 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 }
 
 // options merges the functionConfig (a RenderConfig, or a ConfigMap with
-// the same keys flattened) into the base options.
+// the same keys flattened) with the door's layers. With Above (the door's
+// flags), config.Merge takes each field from the first layer that sets it:
+// Above, then the functionConfig, then Below, then the defaults. Without
+// Above, the functionConfig's fields override the base options.
 func (p *Processor) options(fc *yaml.RNode) (render.Options, error) {
 	base := p.Options
 	if fc == nil || fc.IsNilOrEmpty() || specConfig(fc, base) != nil {
-		return base, nil
+		if p.Above == nil {
+			return base, nil
+		}
+		return p.merged(nil)
 	}
 	var cfg v1alpha1.RenderConfigSpec
 	switch fc.GetKind() {
@@ -205,6 +310,12 @@ func (p *Processor) options(fc *yaml.RNode) (render.Options, error) {
 	layer := config.Layer{Name: fc.GetKind() + " " + fc.GetName(), Spec: cfg}
 	if fc.GetKind() == "ConfigMap" {
 		layer.FieldName = func(path string) string { return layer.Name + ": data." + configMapKey(path) }
+	}
+	if err := fnFields(layer); err != nil {
+		return base, err
+	}
+	if p.Above != nil {
+		return p.merged(&layer)
 	}
 	o, _, err := config.Merge(layer).Options()
 	if err != nil {
@@ -229,6 +340,50 @@ func (p *Processor) options(fc *yaml.RNode) (render.Options, error) {
 		o.KubeVersion = base.KubeVersion
 	}
 	return o, nil
+}
+
+// merged merges Above and the functionConfig's layer (when not nil),
+// keeping from the base options what no layer holds (the generators, the
+// root, how the engine keeps its inputs and objects).
+func (p *Processor) merged(fc *config.Layer) (render.Options, error) {
+	layers := append([]config.Layer(nil), p.Above...)
+	if fc != nil {
+		layers = append(layers, *fc)
+	}
+	layers = append(layers, p.Below...)
+	o, _, err := config.Merge(layers...).Options()
+	if err != nil {
+		return p.Options, err
+	}
+	b := p.Options
+	o.Generators, o.Root, o.KeepInputs, o.DiscardObjects, o.Progress = b.Generators, b.Root, b.KeepInputs, b.DiscardObjects, b.Progress
+	return o, nil
+}
+
+// ErrNotForFn: a functionConfig sets a field that means nothing to the
+// KRM function (its input and output are the ResourceList).
+var ErrNotForFn = errors.New("the KRM function does not read this field")
+
+// fnFields refuses the settings of wavesmith render that a KRM function
+// cannot honour, naming each as its user wrote it.
+func fnFields(l config.Layer) error {
+	c := l.Spec
+	var errs []error
+	for _, f := range []struct {
+		path, why string
+		set       bool
+	}{
+		{"inputs", "the function's input is the ResourceList kpt or kustomize sends", len(c.Inputs) > 0},
+		{"output", "the function's output is the ResourceList it writes back", c.Output != ""},
+		{"treePath", "the function writes no GitOps tree", c.TreePath != ""},
+		{"flux", "the function writes no Flux files (wavesmith render -o DIR --flux does)", c.Flux != nil},
+		{"argocd", "the function writes no Argo CD Applications (wavesmith render -o DIR --argocd does)", c.ArgoCD != nil},
+	} {
+		if f.set {
+			errs = append(errs, &config.FieldError{Name: l.Name + ": spec." + f.path, Err: fmt.Errorf("%w: %s; remove it from the functionConfig", ErrNotForFn, f.why)})
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func decodeStrict(n *yaml.RNode, into *v1alpha1.RenderConfigSpec) error {
@@ -523,4 +678,82 @@ func setLocation(r *framework.Result, file, field string, ref *manifest.Ref) {
 	} else if field != "" {
 		r.Message = strings.TrimSpace(field + ": " + r.Message)
 	}
+}
+
+// WrittenAnnotation records on a spec item the dialect annotations the
+// function wrote there (an engine's wave, when the spec's children land in
+// a later wave than the engine would read from the spec as written), as a
+// JSON object of annotation to value. The next run removes those that
+// still hold the value written before rendering, so that the function
+// never reads its own output back as the user's choice: running it on its
+// output gives what running it on the package as the user wrote it gives.
+// An annotation the user changed since is the user's and stays.
+const WrittenAnnotation = "fn.wavesmith.io/written"
+
+// forgetWritten removes from a spec item what a previous run wrote on it
+// (WrittenAnnotation) and the user has not changed since. The inventory
+// and digest annotations stay in place: rendering rewrites them.
+func forgetWritten(item *yaml.RNode) error {
+	a := item.GetAnnotations()
+	rec, ok := a[WrittenAnnotation]
+	if !ok {
+		return nil
+	}
+	var written map[string]string
+	if err := json.Unmarshal([]byte(rec), &written); err != nil {
+		return &manifest.Error{File: a[kioutil.PathAnnotation], Field: "metadata.annotations." + WrittenAnnotation,
+			Object: strings.Trim(item.GetKind()+"/"+item.GetNamespace()+"/"+item.GetName(), "/"),
+			Ref:    &manifest.Ref{APIVersion: item.GetApiVersion(), Kind: item.GetKind(), Namespace: item.GetNamespace(), Name: item.GetName()},
+			Err:    fmt.Errorf("%w: %v (the function writes it; remove it to keep the annotations it lists as your own)", ErrWrittenRecord, err)}
+	}
+	clear := []string{WrittenAnnotation}
+	for k, v := range written {
+		if cur, ok := a[k]; ok && cur == v {
+			clear = append(clear, k)
+		}
+	}
+	sort.Strings(clear)
+	for _, k := range clear {
+		if err := item.PipeE(yaml.ClearAnnotation(k)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ErrWrittenRecord: a spec item's WrittenAnnotation does not parse.
+var ErrWrittenRecord = errors.New("the record of what the function wrote does not parse")
+
+// setWritten writes on a spec item the annotations the engine wrote on its
+// copy of the spec, in a fixed order (the inventory and digest, then the
+// dialects' annotations sorted, then their record), so that a run on the
+// function's own output lays them out as a run on the user's package does.
+func setWritten(item *yaml.RNode, sitem *render.Item) error {
+	s := sitem.Object
+	owned := []string{inventory.Inventory, inventory.RenderDigest}
+	written := map[string]string{}
+	for _, a := range sitem.Written {
+		if a != inventory.Inventory && a != inventory.RenderDigest {
+			owned = append(owned, a)
+			written[a], _ = s.Annotation(a)
+		}
+	}
+	for _, a := range owned {
+		if v, ok := s.Annotation(a); ok {
+			if err := item.PipeE(yaml.SetAnnotation(a, v)); err != nil {
+				return fmt.Errorf("set %s on %s: %w", a, s.Key(), err)
+			}
+		}
+	}
+	if len(written) == 0 {
+		return nil
+	}
+	rec, err := json.Marshal(written) // keys sorted
+	if err != nil {
+		return err
+	}
+	if err := item.PipeE(yaml.SetAnnotation(WrittenAnnotation, string(rec))); err != nil {
+		return fmt.Errorf("set %s on %s: %w", WrittenAnnotation, s.Key(), err)
+	}
+	return nil
 }

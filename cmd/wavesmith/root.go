@@ -6,13 +6,15 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wavesmith/wavesmith/generators"
 )
 
-// version is set with -ldflags "-X main.version=...".
+// version is set with -ldflags "-X main.version=..." (make build, make
+// install and make release do, from hack/version.sh or git describe).
 var version = ""
 
 func newRootCommand(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -38,6 +40,8 @@ wave and policy annotations.`,
 		return nil
 	}
 	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+	root.Version = versionString() // --version: the version alone; 'wavesmith version' says more
+	root.SetVersionTemplate("wavesmith {{.Version}}\n")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -119,10 +123,50 @@ func versionString() string {
 	if version != "" {
 		return version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return versionFrom(bi)
 	}
 	return "dev"
+}
+
+// versionFrom reads the version from build information: the module's
+// version (go install ...@v1.2.3, or the pseudo-version the go command
+// stamps), else a pseudo-version made from the VCS settings
+// (v0.0.0-<commit time UTC>-<12 hex of the revision>, +dirty when the
+// tree had changes), else "dev" (a build without VCS information:
+// -buildvcs=false, or a git worktree, which the go command does not
+// stamp; make passes the version with -ldflags instead).
+func versionFrom(bi *debug.BuildInfo) string {
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, at string
+	var modified bool
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	stamp := "00010101000000"
+	if t, err := time.Parse(time.RFC3339Nano, at); err == nil {
+		stamp = t.UTC().Format("20060102150405")
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	v := "v0.0.0-" + stamp + "-" + rev
+	if modified {
+		v += "+dirty"
+	}
+	return v
 }
 
 func noArgs(c *cobra.Command, args []string) error {

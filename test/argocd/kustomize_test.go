@@ -192,7 +192,7 @@ func checkRepoServer(t *testing.T, baseObj, gotObj *unstructured.Unstructured, p
 	}
 	want := corev1.Container{
 		Name:    "wavesmith",
-		Image:   "ghcr.io/wavesmith/wavesmith:latest",
+		Image:   "ghcr.io/wavesmith/wavesmith:0.1.0",
 		Command: []string{"/var/run/argocd/argocd-cmp-server"},
 		Env:     []corev1.EnvVar{{Name: "PATH", Value: "/"}, {Name: "HOME", Value: "/tmp"}},
 		SecurityContext: &corev1.SecurityContext{
