@@ -85,10 +85,12 @@ tools: $(WAVESMITH) $(KUSTOMIZE) $(HELM) ## build the tools the tests need into 
 .PHONY: render
 render: $(WAVESMITH) ## render the bundled examples into out/ (stream and GitOps tree)
 	@mkdir -p $(OUT)
+	@echo "The examples show on purpose what wavesmith warns about (three warnings follow): a chart's test hook"
+	@echo "left out, a purge order Flux cannot express, a reconcile-once policy Argo CD cannot express."
 	$(WAVESMITH) render testdata/examples > $(OUT)/examples.yaml
-	$(WAVESMITH) render testdata/examples -o $(OUT)/tree
+	$(WAVESMITH) render -q testdata/examples -o $(OUT)/tree
 	$(WAVESMITH) render -q testdata/examples -o $(OUT)/gitops --flux --argocd --argocd-repo https://github.com/wavesmith/wavesmith.git
-	@echo "wrote $(OUT)/examples.yaml, $(OUT)/tree/ and $(OUT)/gitops/ (the tree with flux/ and argocd/)"
+	@echo "wrote $(OUT)/examples.yaml, $(OUT)/tree/ and $(OUT)/gitops/ (the tree with _flux/ and _argocd/)"
 
 .PHONY: fmt-check
 fmt-check:
