@@ -33,8 +33,14 @@ fuzz: ## run each fuzz target for FUZZTIME (default 30s); a crash is saved under
 fuzz-brief: ## run each fuzz target for a fixed number of executions (part of make test)
 	$(call fuzz-loop,)
 
-test: fuzz-brief
+test: fuzz-brief hostile-count
+
+# The suite's size, said where make test runs it (go test shows a passing
+# package's log only with -v).
+.PHONY: hostile-count
+hostile-count:
+	@echo "== test/hostile: $$(ls test/hostile/testdata/cases | wc -l) bad inputs, each run through every door its case.yaml lists"
 
 .PHONY: hostile
-hostile: $(WAVESMITH) ## the bad-input suite and the kill and concurrency experiments (test/hostile), every test run anew
+hostile: $(WAVESMITH) hostile-count ## the bad-input suite and the kill and concurrency experiments (test/hostile), every test run anew
 	@set -e; export $(TEST_INPUTS); cd test/hostile && $(GO) vet ./... && $(GO) test -count=1 -timeout 20m ./...
