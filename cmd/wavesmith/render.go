@@ -5,14 +5,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
+	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
 	"github.com/wavesmith/wavesmith/argocdcmp"
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/functions"
+	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
 	"github.com/wavesmith/wavesmith/tree"
 )
@@ -301,7 +304,7 @@ deletePolicy, reconcilePolicy, dialects, kubeVersion and apiVersions.`,
 			ctx, cancel := context.WithTimeout(c.Context(), s.timeout)
 			defer cancel()
 			if err := functions.Run(ctx, c.InOrStdin(), c.OutOrStdout(), s.opts, flagLayer(c, &f, nil)); err != nil {
-				fmt.Fprintf(c.ErrOrStderr(), "%v\n", err)
+				printFnError(c.ErrOrStderr(), err)
 				return silentError{code: exitError}
 			}
 			return nil
@@ -373,5 +376,20 @@ func outputAnchor(s *setup, out string) string {
 			return d
 		}
 		d = filepath.Dir(d)
+	}
+}
+
+// printFnError writes the function's error on stderr, one line per
+// result: a line holding control characters (an object name with a
+// terminal escape, a file name with a newline) is printed quoted, so that
+// no input can forge a line or drive a terminal.
+func printFnError(w io.Writer, err error) {
+	var results framework.Results
+	if !errors.As(err, &results) {
+		fmt.Fprintln(w, manifest.Quote(err.Error()))
+		return
+	}
+	for _, r := range results {
+		fmt.Fprintln(w, manifest.Quote(r.String()))
 	}
 }
