@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -67,6 +68,9 @@ func LoadIn(root string, paths []string, stdin io.Reader) ([]*manifest.Object, e
 			continue
 		}
 		fi, err := r.Stat(p)
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			err = pe.Err // "nope: no such file or directory", not "nope: statat nope: ..."
+		}
 		if err != nil {
 			return nil, &manifest.Error{File: p, Err: err}
 		}
