@@ -7,10 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
-	"os/exec"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -616,6 +617,7 @@ func TestDiffRemovedSpec(t *testing.T) {
 	for _, m := range regexp.MustCompile(`(?m)^--- (\S+) \(live; ([^)]*)\)\n\+\+\+ /dev/null$`).FindAllStringSubmatch(out, -1) {
 		shown = append(shown, m[1]+" "+m[2])
 	}
+	sort.Strings(shown)
 	by := ", listed by Kaoto.designer.kaoto.io/removed-spec/goes, no longer rendered"
 	want := []string{
 		"Deployment.apps/removed-spec/goes " + strings.TrimPrefix(by, ", "),
@@ -680,7 +682,7 @@ func TestDiffImmutable(t *testing.T) {
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr: %s", code, tc.code, out, stderr)
 			}
-			if diff := cmp.Diff([]string{"-        image: busybox:1", "+        image: busybox:2"}, changedLines(out)); diff != "" {
+			if diff := cmp.Diff([]string{"-      - image: busybox:1", "+      - image: busybox:2"}, changedLines(out)); diff != "" {
 				t.Errorf("changed lines (-want +got):\n%s\n%s", diff, out)
 			}
 			if !strings.Contains(out, " (after replace; not checked by the API server: immutable spec.template changed)\n") {
