@@ -36,6 +36,8 @@
 // out, as Argo CD does.
 //
 // Requests are limited by Options.QPS (DefaultQPS) over Options.Workers
-// (DefaultWorkers); a lost connection or refused credentials stop the
-// comparison with one error wrapping ErrCluster.
+// (DefaultWorkers); the live objects of a resource the render has many
+// objects of in one namespace are read with one paginated LIST rather than
+// a GET each. A lost connection or refused credentials stop the comparison
+// with one error wrapping ErrCluster.
 package livediff

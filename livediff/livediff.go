@@ -222,6 +222,7 @@ func Diff(ctx context.Context, cfg *rest.Config, objs []Object, opts Options) (*
 	if len(errs) > 0 {
 		return nil, errs
 	}
+	d.planLists(us, todo)
 	changes := make([]*Change, len(objs))
 	failed := make([]error, len(objs))
 	workers := opts.Workers
@@ -326,6 +327,88 @@ type differ struct {
 	kinds      map[schema.GroupKind][]string
 	// nsState caches whether a namespace exists.
 	nsState map[string]*nsCheck
+	// lists are the live objects of the resources and namespaces the
+	// render has many objects in, read with one paginated LIST each
+	// instead of a GET per object.
+	lists map[listKey]*liveList
+}
+
+type listKey struct {
+	resource  schema.GroupVersionResource
+	namespace string
+}
+
+type liveList struct {
+	once  sync.Once
+	items map[string]*unstructured.Unstructured
+	err   error
+}
+
+// listThreshold is how many rendered objects of one resource in one
+// namespace make one LIST cheaper than a GET each.
+const listThreshold = 50
+
+// planLists finds the resources and namespaces with at least listThreshold
+// rendered objects.
+func (d *differ) planLists(us []*unstructured.Unstructured, todo []int) {
+	count := map[listKey]int{}
+	for _, i := range todo {
+		gvk := us[i].GroupVersionKind()
+		m, err := d.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			continue
+		}
+		k := listKey{resource: m.Resource}
+		if m.Scope.Name() == meta.RESTScopeNameNamespace {
+			k.namespace = us[i].GetNamespace()
+			if k.namespace == "" {
+				k.namespace = d.namespace
+			}
+		}
+		count[k]++
+	}
+	d.lists = map[listKey]*liveList{}
+	for k, n := range count {
+		if n >= listThreshold {
+			d.lists[k] = &liveList{}
+		}
+	}
+}
+
+// get reads a live object: from its resource's LIST when planned (a failed
+// LIST falls back to a GET), else with a GET. Absent is nil, nil.
+func (d *differ) get(ctx context.Context, ri dynamic.ResourceInterface, k listKey, name string) (*unstructured.Unstructured, error) {
+	if l := d.lists[k]; l != nil {
+		l.once.Do(func() {
+			items := map[string]*unstructured.Unstructured{}
+			opts := metav1.ListOptions{Limit: 500}
+			for {
+				list, err := ri.List(ctx, opts)
+				if err != nil {
+					l.err = err
+					return
+				}
+				for i := range list.Items {
+					items[list.Items[i].GetName()] = &list.Items[i]
+				}
+				if opts.Continue = list.GetContinue(); opts.Continue == "" {
+					break
+				}
+			}
+			l.items = items
+		})
+		if l.err == nil {
+			if live := l.items[name]; live != nil {
+				return live.DeepCopy(), nil
+			}
+			return nil, nil
+		}
+	}
+	live, err := ri.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	return live, err
 }
 
 type nsCheck struct {
@@ -445,10 +528,12 @@ func (d *differ) one(ctx context.Context, key manifest.Key, u *unstructured.Unst
 		u.SetNamespace("")
 	}
 	name := u.GetName()
-	live, err := ri.Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		live = nil
-	} else if err != nil {
+	lk := listKey{resource: m.Resource}
+	if namespaced {
+		lk.namespace = ns
+	}
+	live, err := d.get(ctx, ri, lk, name)
+	if err != nil {
 		return nil, d.requestError(key, "reading the live object", err)
 	}
 	body, err := json.Marshal(u.Object)
