@@ -44,10 +44,10 @@ order, one unified diff per object that would change, headed by
 Kind/namespace/name: "--- /dev/null" for a new object, "(live)" and
 "(after apply)" otherwise.
 
-Diff as the applier that owns the objects: --field-manager ` + livediff.FluxFieldManager + `
-for Flux, ` + livediff.ArgoCDFieldManager + ` for Argo CD (server-side apply); then a
-field the render stopped setting shows as removed. The default, "` + livediff.FieldManager + `",
-owns nothing, and such a field is not shown.
+Diff as the applier that owns the objects, so that a field the render
+stopped setting shows as removed: --field-manager ` + livediff.FluxFieldManager + ` for
+Flux, ` + livediff.ArgoCDFieldManager + ` for Argo CD (server-side apply). The default,
+"` + livediff.FieldManager + `", owns nothing: such a field is not shown.
 
 Not compared: metadata.managedFields, resourceVersion, generation, uid,
 creationTimestamp, status and the kubectl.kubernetes.io/last-applied-configuration
