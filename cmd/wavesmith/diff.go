@@ -70,8 +70,8 @@ No longer rendered, shown as deleted after the others: the objects a live
 spec's inventory (wavesmith.io/inventory) lists, and the live specs that
 carry an inventory, in the namespaces the render's objects occupy, that the
 render no longer has (a deleted spec file), with what their inventories
-list. When the specs still rendered were applied by a Flux Kustomization or
-an Argo CD Application, only specs it applied are considered. An object
+list. When the specs still rendered were all applied by one Flux
+Kustomization or Argo CD Application, only specs it applied are considered. An object
 marked never to be pruned (wavesmith.io/delete-policy orphan or
 orphan-on-apply, Argo CD Prune=false, Flux prune: disabled,
 helm.sh/resource-policy: keep) is reported as kept on standard error, not as

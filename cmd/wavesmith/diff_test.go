@@ -579,8 +579,9 @@ func TestDiffKept(t *testing.T) {
 }
 
 // TestDiffRemovedSpec: a spec file removed (git rm of a Kaoto) shows the
-// live spec and its children as pruned. A spec in a namespace the render
-// does not cover is not shown (the control for the destination).
+// live spec and its children as pruned. Not shown: a spec in a namespace
+// the render does not cover, and one another Flux Kustomization applied
+// (the controls for the destination).
 func TestDiffRemovedSpec(t *testing.T) {
 	c, kubeconfig := cluster(t)
 	kaoto := func(name, ns string) string {
@@ -588,7 +589,9 @@ func TestDiffRemovedSpec(t *testing.T) {
 	}
 	dir := t.TempDir()
 	elsewhere := t.TempDir()
+	foreign := t.TempDir()
 	files := map[string]string{
+		filepath.Join(foreign, "foreign.yaml"): kaoto("foreign", "removed-spec"),
 		filepath.Join(dir, "ns.yaml"):          "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: removed-spec\n",
 		filepath.Join(dir, "stays.yaml"):       kaoto("stays", "removed-spec"),
 		filepath.Join(dir, "goes.yaml"):        kaoto("goes", "removed-spec"),
@@ -602,6 +605,14 @@ func TestDiffRemovedSpec(t *testing.T) {
 	}
 	renderApplyAs(t, c, livediff.FluxFieldManager, dir)
 	renderApplyAs(t, c, livediff.FluxFieldManager, elsewhere)
+	renderApplyAs(t, c, livediff.FluxFieldManager, foreign)
+	kaotos := dynamic.NewForConfigOrDie(c.Config).Resource(schema.GroupVersionResource{Group: "designer.kaoto.io", Version: "v1alpha1", Resource: "kaotoes"}).Namespace("removed-spec")
+	for name, ks := range map[string]string{"stays": "app", "goes": "app", "foreign": "other-app"} {
+		labels := `{"metadata":{"labels":{"kustomize.toolkit.fluxcd.io/name":"` + ks + `","kustomize.toolkit.fluxcd.io/namespace":"flux-system"}}}`
+		if _, err := kaotos.Patch(context.Background(), name, types.MergePatchType, []byte(labels), metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	code, out, stderr := wavesmith(t, "", "diff", dir, "--kubeconfig", kubeconfig, "--field-manager", livediff.FluxFieldManager)
 	if code != exitOK || out != "" {
 		t.Fatalf("applied (control): exit %d, stdout:\n%s\nstderr: %s", code, out, stderr)
@@ -856,5 +867,21 @@ func TestDiffManyObjects(t *testing.T) {
 	}
 	if !strings.Contains(out, "-  k: drifted\n+  k: v\n") || !strings.Contains(out, "--- /dev/null\n+++ ConfigMap/many/cm60 (new)\n") {
 		t.Errorf("diff:\n%s", out)
+	}
+}
+
+// TestDiffProgress: on a terminal (a progress with a writer) the count of
+// compared objects is shown once the run takes over a second; without a
+// terminal nothing is (the control).
+func TestDiffProgress(t *testing.T) {
+	var buf bytes.Buffer
+	p := &progress{w: &buf, start: time.Now().Add(-2 * time.Second)}
+	comparing(p)(3, 3)
+	p.done()
+	if got, want := buf.String(), "\rcomparing: 3/3 objects\r\033[K"; got != want {
+		t.Errorf("terminal: %q, want %q", got, want)
+	}
+	if f := comparing(&progress{}); f != nil {
+		t.Error("no terminal: a progress function")
 	}
 }
