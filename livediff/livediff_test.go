@@ -1,9 +1,16 @@
 package livediff
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/validation"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/wavesmith/wavesmith/manifest"
 )
@@ -132,5 +139,119 @@ func TestChange(t *testing.T) {
 				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+func TestOverlay(t *testing.T) {
+	live := map[string]any{
+		"metadata": map[string]any{"name": "j", "labels": map[string]any{"controller-uid": "u", "app": "a"}},
+		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+			"restartPolicy": "Never",
+			"containers": []any{
+				map[string]any{"name": "main", "image": "busybox:1", "terminationMessagePath": "/dev/termination-log"},
+				map[string]any{"name": "side", "image": "side:1"},
+			},
+		}}},
+	}
+	for name, tc := range map[string]struct {
+		reason string
+		over   map[string]any
+		want   map[string]any
+	}{
+		"named list": {
+			reason: "containers merge by name: defaults of the live item stay, the rendered image wins, a dropped container goes",
+			over: map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+				"containers": []any{map[string]any{"name": "main", "image": "busybox:2"}},
+			}}}},
+			want: map[string]any{
+				"metadata": map[string]any{"name": "j", "labels": map[string]any{"controller-uid": "u", "app": "a"}},
+				"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+					"restartPolicy": "Never",
+					"containers":    []any{map[string]any{"name": "main", "image": "busybox:2", "terminationMessagePath": "/dev/termination-log"}},
+				}}},
+			},
+		},
+		"scalars and lists": {
+			reason: "a scalar and an unnamed list of another length are the rendered ones",
+			over:   map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "b"}}, "args": []any{"x"}},
+			want: map[string]any{
+				"metadata": map[string]any{"name": "j", "labels": map[string]any{"controller-uid": "u", "app": "b"}},
+				"spec":     live["spec"],
+				"args":     []any{"x"},
+			},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			before := deepCopy(live)
+			got := overlay(live, tc.over)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(before, live); diff != "" {
+				t.Errorf("overlay modified its base:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestKeptBy(t *testing.T) {
+	for name, tc := range map[string]struct {
+		ann  map[string]string
+		want string
+	}{
+		"orphan":            {map[string]string{"wavesmith.io/delete-policy": "orphan"}, "wavesmith.io/delete-policy: orphan"},
+		"orphan-on-apply":   {map[string]string{"wavesmith.io/delete-policy": "orphan-on-apply"}, "wavesmith.io/delete-policy: orphan-on-apply"},
+		"orphan-on-delete":  {map[string]string{"wavesmith.io/delete-policy": "orphan-on-delete"}, ""},
+		"argocd":            {map[string]string{"argocd.argoproj.io/sync-options": "ServerSideApply=true, Prune=false"}, "argocd.argoproj.io/sync-options: ServerSideApply=true, Prune=false"},
+		"argocd delete":     {map[string]string{"argocd.argoproj.io/sync-options": "Delete=false"}, ""},
+		"flux as rendered":  {map[string]string{"kustomize.toolkit.fluxcd.io/prune": "Disabled"}, "kustomize.toolkit.fluxcd.io/prune: Disabled"},
+		"flux as in docs":   {map[string]string{"kustomize.toolkit.fluxcd.io/prune": "disabled"}, "kustomize.toolkit.fluxcd.io/prune: disabled"},
+		"helm":              {map[string]string{"helm.sh/resource-policy": "keep"}, "helm.sh/resource-policy: keep"},
+		"nothing (control)": {map[string]string{"wavesmith.io/delete-policy": "delete"}, ""},
+	} {
+		if got := keptBy(tc.ann); got != tc.want {
+			t.Errorf("%s: keptBy = %q, want %q", name, got, tc.want)
+		}
+	}
+}
+
+func TestRecreates(t *testing.T) {
+	for name, tc := range map[string]struct {
+		ann  map[string]string
+		want bool
+	}{
+		"wavesmith": {map[string]string{"wavesmith.io/update-policy": "recreate"}, true},
+		"argocd":    {map[string]string{"argocd.argoproj.io/sync-options": "Replace=true,Force=true"}, true},
+		"flux":      {map[string]string{"kustomize.toolkit.fluxcd.io/force": "Enabled"}, true},
+		"replace":   {map[string]string{"argocd.argoproj.io/sync-options": "Replace=true"}, false},
+		"none":      {nil, false},
+	} {
+		if got := recreates(tc.ann); got != tc.want {
+			t.Errorf("%s: recreates = %v, want %v", name, got, tc.want)
+		}
+	}
+}
+
+func TestImmutableFields(t *testing.T) {
+	gk := schema.GroupKind{Group: "batch", Kind: "Job"}
+	immutable := apierrors.NewInvalid(gk, "j", field.ErrorList{
+		field.Invalid(field.NewPath("spec", "template"), "a long Go struct", validation.FieldImmutableErrorMsg),
+	})
+	other := apierrors.NewInvalid(gk, "j", field.ErrorList{field.Required(field.NewPath("spec", "template"), "")})
+	if got := immutableFields(fmt.Errorf("wrapped: %w", immutable)); !cmp.Equal(got, []string{"spec.template"}) {
+		t.Errorf("immutable: %v", got)
+	}
+	if got := immutableFields(other); got != nil {
+		t.Errorf("another invalid field (control): %v", got)
+	}
+}
+
+func TestMark(t *testing.T) {
+	err := fmt.Errorf("outer: %w", mark(ErrNoKind, fmt.Errorf("inner: %w", context.Canceled)))
+	if !errors.Is(err, ErrNoKind) || !errors.Is(err, context.Canceled) || errors.Is(err, ErrCluster) {
+		t.Errorf("errors.Is on %v", err)
+	}
+	if err.Error() != "outer: inner: context canceled" {
+		t.Errorf("the sentinel shows in the message: %v", err)
 	}
 }

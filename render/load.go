@@ -102,6 +102,9 @@ func LoadInContext(ctx context.Context, root string, paths []string, stdin io.Re
 			continue
 		}
 		fi, err := r.Stat(p)
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			err = pe.Err // "nope: no such file or directory", not "nope: statat nope: ..."
+		}
 		if err != nil {
 			return nil, &manifest.Error{File: p, Err: err}
 		}

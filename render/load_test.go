@@ -299,3 +299,18 @@ func symlink(t *testing.T, target, p string) {
 		t.Fatal(err)
 	}
 }
+
+// TestLoadMissingInput: a missing input is named once, as the user wrote
+// it, without the system call (not "nope: statat nope: ...").
+func TestLoadMissingInput(t *testing.T) {
+	dir := t.TempDir()
+	nope := filepath.Join(dir, "nope")
+	_, err := LoadIn(dir, []string{nope}, nil)
+	var me *manifest.Error
+	if !errors.Is(err, os.ErrNotExist) || !errors.As(err, &me) || me.File != nope {
+		t.Fatalf("want a manifest.Error for nope wrapping os.ErrNotExist, got %v", err)
+	}
+	if got, want := err.Error(), nope+": no such file or directory"; got != want {
+		t.Errorf("message %q, want %q", got, want)
+	}
+}

@@ -26,7 +26,8 @@ manifests with wave and policy annotations that Argo CD and Flux understand.
 The output is plain, deterministic YAML: review it, diff it, commit it.
 
 Exit codes of every command: 0 success; 1 bad input (nothing written), a
-stale tree (check) or differences (diff); 2 a usage error.
+stale tree (check) or differences (diff); 2 a usage error, and for diff, as
+for kubectl diff, any error.
 
 Objects of other kinds pass through, gaining the recommended labels and the
 wave and policy annotations.`,
