@@ -108,6 +108,9 @@ type Case struct {
 	Removes []string `json:"removes,omitempty"`
 	// Setup steps run after the files are copied.
 	Setup []step `json:"setup,omitempty"`
+	// Stdout is a file the binary's standard output goes to instead of
+	// the harness (/dev/full: a full disk); nothing is read back from it.
+	Stdout string `json:"stdout,omitempty"`
 }
 
 // exitCodes is one code or a list.
@@ -138,7 +141,10 @@ func (e exitCodes) has(code int) bool {
 
 // step prepares what cannot be committed: special files and giants.
 type step struct {
-	// Op: fifo, symlink, write, generate, sparse, tgz-bomb, mkdir.
+	// Op: fifo, symlink, write, generate, sparse, tgz-bomb, mkdir, and
+	// tmpfs (a tmpfs of Size bytes mounted at Path, unmounted after the
+	// run: a mount point, a full disk; it needs root, and fails the case
+	// where it cannot mount).
 	Op string `json:"op"`
 	// Path is relative to the case root.
 	Path string `json:"path"`

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"sigs.k8s.io/yaml"
@@ -194,12 +195,16 @@ func runCase(t *testing.T, name string, c *Case, mode string) {
 	mustMkdir(t, filepath.Join(root, ".git"), filepath.Join(repo, ".git"), filepath.Join(root, "home"), filepath.Join(root, "tmp"))
 	prepareOutput(t, c.Output, root, dir, mode)
 	for _, s := range c.Setup {
+		if s.Op == "tmpfs" {
+			mountTmpfs(t, filepath.Join(root, filepath.FromSlash(s.Path)), s.Size)
+			continue
+		}
 		if err := s.apply(root); err != nil {
 			t.Fatalf("setup %s %s: %v", s.Op, s.Path, err)
 		}
 	}
 
-	r := run{dir: repo, env: baseEnv(root)}
+	r := run{dir: repo, env: baseEnv(root), stdout: c.Stdout}
 	switch mode {
 	case modePlugin:
 		r.args = []string{"render"} // Argo CD's command (kustomize/argocd/plugin.yaml)
@@ -497,4 +502,21 @@ func indent(s string) string {
 		return "    (empty)"
 	}
 	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
+}
+
+// mountTmpfs mounts a tmpfs of size bytes at p (made if missing) and
+// unmounts it when the case ends, before its folder is removed. It needs
+// root (CI and the sessions run as root); a case that asks for one fails
+// where it cannot mount, never skips.
+func mountTmpfs(t *testing.T, p string, size int64) {
+	t.Helper()
+	mustMkdir(t, p)
+	if err := syscall.Mount("tmpfs", p, "tmpfs", 0, "size="+strconv.FormatInt(size, 10)+",nr_inodes=4096,mode=0755"); err != nil {
+		t.Fatalf("mounting a tmpfs at %s (the case needs root): %v", p, err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(p, 0); err != nil {
+			t.Errorf("unmounting %s: %v", p, err)
+		}
+	})
 }

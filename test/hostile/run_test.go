@@ -41,7 +41,9 @@ type run struct {
 	dir   string   // working folder
 	env   []string // the whole environment (nothing is inherited)
 	stdin string   // file to read stdin from; "" for an empty stdin
-	args  []string
+	// stdout is a file stdout writes to (/dev/full); "" to capture it.
+	stdout string
+	args   []string
 	// timeout replaces killAfter when set.
 	timeout time.Duration
 }
@@ -126,6 +128,14 @@ func (r run) exec(t testing.TB) outcome {
 	stdout := &cappedBuffer{keep: stdoutKeep}
 	stderr := &cappedBuffer{keep: stderrKeep}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if r.stdout != "" {
+		f, err := os.OpenFile(r.stdout, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatalf("opening stdout %s: %v", r.stdout, err)
+		}
+		defer f.Close()
+		cmd.Stdout = f
+	}
 	begin := time.Now()
 	err := cmd.Run()
 	o := outcome{wall: time.Since(begin), stdout: stdout.buf.Bytes(), stderr: stderr.buf.Bytes(), stdoutLen: stdout.total, errLen: stderr.total}
