@@ -22,6 +22,7 @@ import (
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
 	"github.com/wavesmith/wavesmith/tree"
@@ -116,7 +117,7 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 	if len(rl.Results) > 0 {
 		return rl.Results
 	}
-	objs, err = render.WithoutComponentSources(objs)
+	objs, err = load.WithoutSources(objs, opts.Generators)
 	var res *render.Result
 	if err == nil {
 		res, err = render.Render(ctx, objs, opts)
@@ -224,7 +225,7 @@ func (p *Processor) options(fc *yaml.RNode) (render.Options, error) {
 			o.Defaults[k] = v
 		}
 	}
-	o.Root, o.Generators, o.PartOf = base.Root, base.Generators, base.PartOf
+	o.Root, o.Generators, o.Engines, o.PartOf = base.Root, base.Generators, base.Engines, base.PartOf
 	if o.KubeVersion == "" {
 		o.KubeVersion = base.KubeVersion
 	}

@@ -1,7 +1,9 @@
-package render
+package load
 
 import (
+	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/tree"
 )
@@ -24,7 +27,7 @@ func TestLoadSymlinkLoop(t *testing.T) {
 	if err := os.Symlink("..", filepath.Join(dir, "a", "loop")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Load([]string{dir}, nil)
+	_, err := loadIn(dir, []string{dir}, nil)
 	if !errors.Is(err, ErrSymlinkLoop) {
 		t.Fatalf("want ErrSymlinkLoop, got %v", err)
 	}
@@ -50,7 +53,7 @@ func TestLoadSkipsSources(t *testing.T) {
 	write("chart/templates/t.yaml", "{{ .Values.x }}\n")
 	write(".git/x.yaml", "not: an object\n")
 	write("README.md", "# hi\n")
-	objs, err := Load([]string{dir}, nil)
+	objs, err := loadIn(dir, []string{dir}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +170,7 @@ func TestLoadConfined(t *testing.T) {
 			var objs []*manifest.Object
 			var err error
 			done := make(chan struct{})
-			go func() { defer close(done); objs, err = LoadIn(root, args, nil) }()
+			go func() { defer close(done); objs, err = loadIn(root, args, nil) }()
 			select {
 			case <-done:
 			case <-time.After(30 * time.Second):
@@ -257,7 +260,7 @@ func TestLoadNeverDropsSpecs(t *testing.T) {
 			for p, s := range tc.files {
 				writeFile(t, filepath.Join(root, p), s)
 			}
-			objs, err := LoadIn(root, []string{root}, nil)
+			objs, err := loadIn(root, []string{root}, nil)
 			if !errors.Is(err, tc.err) {
 				t.Fatalf("%s: want %v, got %v", tc.reason, tc.err, err)
 			}
@@ -298,4 +301,9 @@ func symlink(t *testing.T, target, p string) {
 	if err := os.Symlink(target, p); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// loadIn loads with wavesmith's generators.
+func loadIn(root string, paths []string, stdin io.Reader) ([]*manifest.Object, error) {
+	return Inputs(context.Background(), root, builtin.Registry(), paths, stdin)
 }
