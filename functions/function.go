@@ -117,7 +117,7 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 	if len(rl.Results) > 0 {
 		return rl.Results
 	}
-	objs, err = load.WithoutSources(objs, opts.Generators)
+	objs, err = load.WithoutSources(objs, opts.Generators, opts.Root)
 	var res *render.Result
 	if err == nil {
 		res, err = render.Render(ctx, objs, opts)

@@ -103,9 +103,12 @@ func (r Registry) Kinds() []string {
 // (ErrSourceCoversSpec). A generator that reads files and does not say so
 // has them loaded as objects.
 type Reader interface {
-	// Reads returns what spec reads, as written in the spec: paths
-	// relative to the folder of the spec's file.
-	Reads(spec *manifest.Object) []Read
+	// Reads returns what spec reads: paths relative to the folder of the
+	// spec's file. root is the folder nothing is read outside of: a
+	// generator that must read files to know what it reads (the folders a
+	// kustomization reaches) reads them only inside it, and leniently
+	// (Generate reports what is wrong).
+	Reads(spec *manifest.Object, root string) []Read
 }
 
 // ErrSourceCoversSpec: a file or folder a spec reads (a Reader's Read)

@@ -65,7 +65,7 @@ func specMap(o *manifest.Object) map[string]any {
 // generator's Reads when it implements generators.Reader, else its
 // spec.source.<key>.path) and the values files. It reads the map
 // leniently: Generate reports malformed fields.
-func (g Generator) Reads(spec *manifest.Object) []generators.Read {
+func (g Generator) Reads(spec *manifest.Object, root string) []generators.Read {
 	s := specMap(spec)
 	var out []generators.Read
 	src, _ := s["source"].(map[string]any)
@@ -80,7 +80,7 @@ func (g Generator) Reads(spec *manifest.Object) []generators.Read {
 			continue
 		}
 		if r, ok := g.Sources[k].(generators.Reader); ok {
-			out = append(out, r.Reads(spec)...)
+			out = append(out, r.Reads(spec, root)...)
 			continue
 		}
 		if p, ok := m["path"].(string); ok && p != "" {

@@ -191,7 +191,7 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 	stdinData = nil
 	// The files and folders specs read are their sources, not objects of
 	// the render.
-	used := k.sources(docs)
+	used := k.sources(docs, root)
 	var out []*manifest.Object
 	for i, d := range docs {
 		file := inputs[i].path
@@ -358,7 +358,7 @@ func (s sources) covering(file string) *source {
 
 // sources lists what the specs among docs read, as their generators
 // report it (generators.Reader), resolved against each spec's file.
-func (k kinds) sources(docs [][]*manifest.Object) sources {
+func (k kinds) sources(docs [][]*manifest.Object, root string) sources {
 	var out sources
 	for _, d := range docs {
 		for _, o := range d {
@@ -373,7 +373,7 @@ func (k kinds) sources(docs [][]*manifest.Object) sources {
 			if !ok {
 				continue
 			}
-			for _, rd := range r.Reads(o) {
+			for _, rd := range r.Reads(o, root) {
 				if abs, err := filepath.Abs(filepath.Join(filepath.Dir(o.Source.File), rd.Path)); err == nil {
 					out = append(out, source{abs: abs, obj: o, field: rd.Field, path: rd.Path})
 				}
@@ -655,14 +655,15 @@ func FindRepository(dir string) (string, bool) {
 // Component's kustomization folder, its values files): they are rendered
 // through the spec, not on their own. A spec is never a source: a file a
 // spec reads that holds a spec is an error naming both
-// (ErrSourceCoversSpec), as Inputs reports it. The KRM function, whose
+// (ErrSourceCoversSpec), as Inputs reports it. root is the render's: a
+// generator reads nothing outside it to answer. The KRM function, whose
 // objects come in a ResourceList rather than from files, calls it.
-func WithoutSources(objs []*manifest.Object, reg generators.Registry) ([]*manifest.Object, error) {
+func WithoutSources(objs []*manifest.Object, reg generators.Registry, root string) ([]*manifest.Object, error) {
 	if reg == nil {
 		return nil, ErrNoGenerators
 	}
 	k := newKinds(reg)
-	used := k.sources([][]*manifest.Object{objs})
+	used := k.sources([][]*manifest.Object{objs}, root)
 	if len(used) == 0 {
 		return objs, nil
 	}

@@ -244,6 +244,27 @@ func TestLoadNeverDropsSpecs(t *testing.T) {
 			err:  ErrSourceCoversSpec,
 			text: []string{"c.yaml:", "spec.valuesFiles[0]", "k.yaml, which holds Kaoto.designer.kaoto.io/demo/k"},
 		},
+		"BaseOfOverlay": {
+			reason: "the base an overlay names is the Component's source too, not loose objects",
+			files: map[string]string{
+				"c.yaml":                           component("c", "{kustomization: {path: overlays/prod}}"),
+				"overlays/prod/kustomization.yaml": "resources: [../../base]\n",
+				"base/kustomization.yaml":          "resources: [cm.yaml]\n",
+				"base/cm.yaml":                     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: base}\n",
+			},
+			want: []string{"c"},
+		},
+		"SpecInBase": {
+			reason: "a spec in the base an overlay names is an error naming both",
+			files: map[string]string{
+				"c.yaml":                           component("c", "{kustomization: {path: overlays/prod}}"),
+				"overlays/prod/kustomization.yaml": "resources: [../../base]\n",
+				"base/kustomization.yaml":          "resources: []\n",
+				"base/k.yaml":                      kaoto,
+			},
+			err:  ErrSourceCoversSpec,
+			text: []string{"c.yaml:", "spec.source.kustomization.path", "base covers", "Kaoto.designer.kaoto.io/demo/k"},
+		},
 		"BrokenSpecInSource": {
 			reason: "a broken spec inside a source folder keeps its error",
 			files: map[string]string{

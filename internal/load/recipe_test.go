@@ -34,7 +34,7 @@ func (toyKind) Generate(_ context.Context, spec *manifest.Object, _ generators.O
 	return generators.Result{Objects: []*manifest.Object{cm}}, nil
 }
 
-func (toyKind) Reads(spec *manifest.Object) []generators.Read {
+func (toyKind) Reads(spec *manifest.Object, _ string) []generators.Read {
 	s, _ := spec.Map["spec"].(map[string]any)
 	if d, ok := s["dir"].(string); ok {
 		return []generators.Read{{Field: "spec.dir", Path: d}}
@@ -50,7 +50,7 @@ func (toySource) Generate(context.Context, *manifest.Object, generators.Options)
 	return generators.Result{}, nil
 }
 
-func (toySource) Reads(spec *manifest.Object) []generators.Read {
+func (toySource) Reads(spec *manifest.Object, _ string) []generators.Read {
 	s, _ := spec.Map["spec"].(map[string]any)
 	src, _ := s["source"].(map[string]any)
 	toy, _ := src["toy"].(map[string]any)
@@ -206,7 +206,7 @@ func TestRecipeComponentSource(t *testing.T) {
 
 	// WithoutSources drops the same objects from a list (the KRM
 	// function's items).
-	kept, err := WithoutSources(objs, reg)
+	kept, err := WithoutSources(objs, reg, root)
 	if err != nil {
 		t.Fatal(err)
 	}
