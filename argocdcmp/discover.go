@@ -9,8 +9,8 @@ import (
 
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/render"
 	"github.com/wavesmith/wavesmith/tree"
 )
 
@@ -21,22 +21,22 @@ import (
 // folder). A folder in a tree wavesmith rendered (it, or a folder above it
 // up to root, holds tree.RecordFile) is never wavesmith's input: Discover
 // returns nothing for it. Like render, it walks each folder once, at most
-// render.MaxFolderDepth deep, and reads at most render.MaxRenderInputSize
-// bytes (render.ErrTooDeep, render.ErrInputsTooLarge).
+// load.MaxFolderDepth deep, and reads at most load.MaxRenderInputSize
+// bytes (load.ErrTooDeep, load.ErrInputsTooLarge).
 func Discover(dir, root string, reg generators.Registry) ([]string, error) {
 	r, err := tree.OpenRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("discovering specs in %s: %w", dir, err)
 	}
 	defer r.Close()
-	if render.RenderedTree(r, dir) != "" {
+	if load.RenderedTree(r, dir) != "" {
 		return nil, nil
 	}
 	var found []string
 	if _, err := r.Lstat(filepath.Join(dir, config.ProjectFile)); err == nil {
 		found = append(found, filepath.Join(dir, config.ProjectFile))
 	}
-	files, err := render.Files(dir)
+	files, err := load.Files(root, dir)
 	if err != nil {
 		return nil, fmt.Errorf("discovering specs in %s: %w", dir, err)
 	}
@@ -47,8 +47,8 @@ func Discover(dir, root string, reg generators.Registry) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("discovering specs in %s: %w", dir, err)
 		}
-		if total += fi.Size(); total > render.MaxRenderInputSize {
-			return nil, fmt.Errorf("discovering specs in %s: %s: %w: the files hold more than the %d bytes a render may read", dir, p, render.ErrInputsTooLarge, render.MaxRenderInputSize)
+		if total += fi.Size(); total > load.MaxRenderInputSize {
+			return nil, fmt.Errorf("discovering specs in %s: %s: %w: the files hold more than the %d bytes a render may read", dir, p, load.ErrInputsTooLarge, load.MaxRenderInputSize)
 		}
 	}
 	match := matcher(reg)

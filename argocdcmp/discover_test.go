@@ -11,15 +11,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
-	"github.com/wavesmith/wavesmith/render"
+	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/tree"
 )
 
 // TestDiscoverDepth: discovery walks folders as render does, each opened
-// once, and refuses folders nested deeper than render.MaxFolderDepth.
+// once, and refuses folders nested deeper than load.MaxFolderDepth.
 func TestDiscoverDepth(t *testing.T) {
 	spec := "apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata: {name: c}\n"
-	for _, depth := range []int{render.MaxFolderDepth - 1, render.MaxFolderDepth} {
+	for _, depth := range []int{load.MaxFolderDepth - 1, load.MaxFolderDepth} {
 		root := t.TempDir()
 		deep := filepath.Join(root, strings.Repeat("a/", depth))
 		if err := os.MkdirAll(deep, 0o755); err != nil {
@@ -32,9 +32,9 @@ func TestDiscoverDepth(t *testing.T) {
 			t.Fatal(err)
 		}
 		got, err := Discover(root, root, builtin.Registry())
-		if depth >= render.MaxFolderDepth {
-			if !errors.Is(err, render.ErrTooDeep) {
-				t.Errorf("depth %d: got %v, want render.ErrTooDeep", depth, err)
+		if depth >= load.MaxFolderDepth {
+			if !errors.Is(err, load.ErrTooDeep) {
+				t.Errorf("depth %d: got %v, want load.ErrTooDeep", depth, err)
 			}
 			continue
 		}
@@ -53,7 +53,7 @@ func TestDiscoverTotal(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i <= render.MaxRenderInputSize/tree.MaxFileSize; i++ {
+	for i := 0; i <= load.MaxRenderInputSize/tree.MaxFileSize; i++ {
 		f, err := os.Create(filepath.Join(root, fmt.Sprintf("f%02d.yaml", i)))
 		if err != nil {
 			t.Fatal(err)
@@ -63,7 +63,7 @@ func TestDiscoverTotal(t *testing.T) {
 		}
 		f.Close()
 	}
-	if _, err := Discover(root, root, builtin.Registry()); !errors.Is(err, render.ErrInputsTooLarge) {
-		t.Errorf("got %v, want render.ErrInputsTooLarge", err)
+	if _, err := Discover(root, root, builtin.Registry()); !errors.Is(err, load.ErrInputsTooLarge) {
+		t.Errorf("got %v, want load.ErrInputsTooLarge", err)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -229,14 +228,14 @@ func parseAppParameters(s string) (map[string]string, error) {
 // working folder does not end in, an unknown ARGOCD_ENV_ variable).
 var ErrEnv = errors.New("invalid Argo CD environment")
 
-// Root is the checkout Argo CD handed the plugin: the current folder (the
-// application's) less ARGOCD_APP_SOURCE_PATH, its path in the repository.
-// The plugin server's copy of the repository may lack .git, so the git
-// root cannot be relied on. It returns "" outside Argo CD (see Active),
-// and ErrEnv when the source path is missing, leaves the repository, or
-// is not what the current folder ends in: the root never falls back to a
-// guess there.
-func Root(getenv func(string) string) (string, error) {
+// Root is the checkout Argo CD handed the plugin: cwd (the door's working
+// folder, the application's, absolute) less ARGOCD_APP_SOURCE_PATH, its
+// path in the repository. The plugin server's copy of the repository may
+// lack .git, so the git root cannot be relied on. It returns "" outside
+// Argo CD (see Active), and ErrEnv when the source path is missing,
+// leaves the repository, or is not what cwd ends in: the root never falls
+// back to a guess there.
+func Root(getenv func(string) string, cwd string) (string, error) {
 	if !Active(getenv) {
 		return "", nil
 	}
@@ -244,9 +243,8 @@ func Root(getenv func(string) string) (string, error) {
 	if src == "" {
 		return "", fmt.Errorf("%w: %s is not set: the checkout (the root nothing is read outside of) cannot be known", ErrEnv, EnvSourcePath)
 	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return "", err
+	if !filepath.IsAbs(cwd) {
+		return "", fmt.Errorf("%w: the working folder %q is not absolute", ErrEnv, cwd)
 	}
 	rel := filepath.Clean(filepath.FromSlash(src))
 	switch {

@@ -91,7 +91,7 @@ func TestRoot(t *testing.T) {
 		{map[string]string{EnvAppName: "a", EnvSourcePath: "/abs"}, "", true},
 		{map[string]string{EnvAppName: "a"}, "", true},
 	} {
-		got, err := Root(func(k string) string { return tc.env[k] })
+		got, err := Root(func(k string) string { return tc.env[k] }, cwd)
 		if got != tc.want || tc.err != errors.Is(err, ErrEnv) {
 			t.Errorf("Root(%v) = %q, %v; want %q, error %v", tc.env, got, err, tc.want, tc.err)
 		}

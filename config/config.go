@@ -19,6 +19,7 @@ import (
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/gitops/engines"
+	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/render"
 	"github.com/wavesmith/wavesmith/scope"
 	"github.com/wavesmith/wavesmith/tree"
@@ -166,7 +167,7 @@ func (m *Merged) Options() (render.Options, time.Duration, error) {
 	if dir == "" {
 		dir = "."
 	}
-	r, err := tree.OpenRoot(render.FindRoot(dir))
+	r, err := tree.OpenRoot(load.FindRoot(dir))
 	if err != nil {
 		return render.Options{}, 0, err
 	}

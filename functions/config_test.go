@@ -13,6 +13,7 @@ import (
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/render"
 )
 
@@ -80,7 +81,7 @@ func TestBelow(t *testing.T) {
 func TestRunPrecedence(t *testing.T) {
 	in := resourceList + "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: c}\n  data:\n    wave: \"1\"\n"
 	var out bytes.Buffer
-	err := Run(context.Background(), strings.NewReader(in), &out, render.Options{Generators: builtin.Registry()},
+	err := Run(context.Background(), strings.NewReader(in), &out, render.Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry()},
 		config.Layer{Name: "flags", Spec: v1alpha1.RenderConfigSpec{Wave: wave(3)}})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())

@@ -23,6 +23,7 @@ import (
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
 	"github.com/wavesmith/wavesmith/tree"
@@ -218,7 +219,7 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 	if len(rl.Results) > 0 {
 		return rl.Results
 	}
-	objs, err = render.WithoutComponentSources(objs)
+	objs, err = load.WithoutSources(objs, opts.Generators, opts.Root)
 	var res *render.Result
 	if err == nil {
 		res, err = render.Render(ctx, objs, opts)
@@ -335,7 +336,7 @@ func (p *Processor) options(fc *yaml.RNode) (render.Options, error) {
 			o.Defaults[k] = v
 		}
 	}
-	o.Root, o.Generators, o.PartOf = base.Root, base.Generators, base.PartOf
+	o.Root, o.Generators, o.Engines, o.PartOf = base.Root, base.Generators, base.Engines, base.PartOf
 	if o.KubeVersion == "" {
 		o.KubeVersion = base.KubeVersion
 	}
@@ -344,7 +345,7 @@ func (p *Processor) options(fc *yaml.RNode) (render.Options, error) {
 
 // merged merges Above and the functionConfig's layer (when not nil),
 // keeping from the base options what no layer holds (the generators, the
-// root, how the engine keeps its inputs and objects).
+// GitOps engines, the root, how the engine keeps its inputs and objects).
 func (p *Processor) merged(fc *config.Layer) (render.Options, error) {
 	layers := append([]config.Layer(nil), p.Above...)
 	if fc != nil {
@@ -356,7 +357,7 @@ func (p *Processor) merged(fc *config.Layer) (render.Options, error) {
 		return p.Options, err
 	}
 	b := p.Options
-	o.Generators, o.Root, o.KeepInputs, o.DiscardObjects, o.Progress = b.Generators, b.Root, b.KeepInputs, b.DiscardObjects, b.Progress
+	o.Generators, o.Engines, o.Root, o.KeepInputs, o.DiscardObjects, o.Progress = b.Generators, b.Engines, b.Root, b.KeepInputs, b.DiscardObjects, b.Progress
 	return o, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/yaml"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/render"
 )
 
@@ -26,7 +27,7 @@ func FuzzRun(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		run := func() ([]byte, error) {
 			var out bytes.Buffer
-			err := Run(context.Background(), bytes.NewReader(data), &out, render.Options{Generators: builtin.Registry(), Root: root})
+			err := Run(context.Background(), bytes.NewReader(data), &out, render.Options{Engines: engines.Dialects(), Generators: builtin.Registry(), Root: root})
 			return out.Bytes(), err
 		}
 		out, err := run()

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/internal/testtool"
 	"github.com/wavesmith/wavesmith/render"
 )
@@ -67,7 +68,7 @@ items:
 func process(t *testing.T, in string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	err := Run(context.Background(), strings.NewReader(in), &out, render.Options{Generators: builtin.Registry()})
+	err := Run(context.Background(), strings.NewReader(in), &out, render.Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry()})
 	return out.String(), err
 }
 

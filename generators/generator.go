@@ -2,6 +2,7 @@ package generators
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -95,14 +96,25 @@ func (r Registry) Kinds() []string {
 // needs beyond Generate, so that the engine knows no spec kind.
 
 // Reader is implemented by generators whose specs read files besides their
-// own (a chart, a kustomization, values files). The engine keeps those
-// files out of the inputs, and refuses a spec that reads another spec's
-// file or its own.
+// own (a chart, a kustomization, values files). Loading (internal/load)
+// asks it: those files and folders are the spec's sources, never loose
+// objects of the render, and one that covers a file holding a spec (the
+// reader's own or another's) is an error naming both
+// (ErrSourceCoversSpec). A generator that reads files and does not say so
+// has them loaded as objects.
 type Reader interface {
-	// Reads returns what spec reads, as written in the spec: paths
-	// relative to the folder of the spec's file.
-	Reads(spec *manifest.Object) []Read
+	// Reads returns what spec reads: paths relative to the folder of the
+	// spec's file. root is the folder nothing is read outside of: a
+	// generator that must read files to know what it reads (the folders a
+	// kustomization reaches) reads them only inside it, and leniently
+	// (Generate reports what is wrong).
+	Reads(spec *manifest.Object, root string) []Read
 }
+
+// ErrSourceCoversSpec: a file or folder a spec reads (a Reader's Read)
+// covers a file holding a spec, its own or another's: a spec is never a
+// source.
+var ErrSourceCoversSpec = errors.New("a source covers a spec")
 
 // Read is one file or folder a spec reads.
 type Read struct {

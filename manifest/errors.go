@@ -335,3 +335,58 @@ func TypeName(v any) string {
 	}
 	return fmt.Sprintf("%T", v)
 }
+
+// JoinSorted joins non-nil errors, flattening joined lists, in a stable
+// order (by message), so the report does not depend on scheduling. It is
+// where errors are joined for reporting: beyond MaxReported, the
+// rest is one Omitted summarising them by kind.
+func JoinSorted(errs []error) error {
+	var flat []error
+	var add func(e error, top bool)
+	add = func(e error, top bool) {
+		switch j := e.(type) {
+		case nil:
+		case Errors:
+			for _, e := range j {
+				add(e, false)
+			}
+		case Omitted:
+			for _, e := range j {
+				add(e, false)
+			}
+		case interface{ Unwrap() []error }:
+			if !top {
+				flat = append(flat, e)
+				return
+			}
+			for _, e := range j.Unwrap() {
+				add(e, false)
+			}
+		default:
+			flat = append(flat, e)
+		}
+	}
+	for _, e := range errs {
+		add(e, true)
+	}
+	// By file, object and field path, so that the mistakes of one object
+	// read in the order of its fields, then by the whole text.
+	type keyed struct {
+		key string
+		err error
+	}
+	ks := make([]keyed, len(flat))
+	for i, e := range flat {
+		ks[i].err = e
+		var me *Error
+		if errors.As(e, &me) {
+			ks[i].key = me.File + "\x00" + me.Object + "\x00" + me.Field + "\x00"
+		}
+		ks[i].key += e.Error()
+	}
+	sort.SliceStable(ks, func(i, j int) bool { return ks[i].key < ks[j].key })
+	for i := range ks {
+		flat[i] = ks[i].err
+	}
+	return JoinReport(flat)
+}

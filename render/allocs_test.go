@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -52,7 +53,7 @@ func TestRenderAllocations(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := Render(context.Background(), objs, Options{Generators: builtin.Registry(), Root: "..", DiscardObjects: true})
+				res, err := Render(context.Background(), objs, Options{Engines: engines.Dialects(), Generators: builtin.Registry(), Root: "..", DiscardObjects: true})
 				if err != nil {
 					t.Fatal(err)
 				}

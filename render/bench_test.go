@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/tree"
 )
@@ -67,7 +68,7 @@ func decodeAndRender(b *testing.B, in []byte) *Result {
 	if err != nil {
 		b.Fatal(err)
 	}
-	res, err := Render(context.Background(), objs, Options{Generators: builtin.Registry(), DiscardObjects: true})
+	res, err := Render(context.Background(), objs, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry(), DiscardObjects: true})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -46,7 +46,7 @@ spec:
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := Render(context.Background(), objs, Options{Generators: builtin.Registry(), Root: "..", Dialects: ds})
+			res, err := Render(context.Background(), objs, Options{Engines: engines.Dialects(), Generators: builtin.Registry(), Root: "..", Dialects: ds})
 			if err != nil {
 				t.Fatal(err)
 			}

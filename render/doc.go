@@ -1,10 +1,16 @@
 // Package render is wavesmith's one rendering engine. The CLI, the KRM
 // function, the Argo CD plugin and the CI check all call it:
 //
-//	load & validate specs (served kinds and versions of the registry's
-//	  groups, served.go) -> generate (one Generator per spec kind)
+//	validate specs (served kinds and versions of the registry's groups,
+//	  served.go) -> generate (one Generator per spec kind)
 //	  -> decorate (labels, wave and policy annotations per dialect, inventory)
 //	  -> validate the object set -> sort -> emit (stream | tree | ResourceList)
+//
+// It reads no file itself and decides nothing a door decides: the objects
+// come from package internal/load (or a ResourceList), and the options
+// carry the generator registry, the GitOps engines and the root the door
+// chose (Options.Generators, Engines, Root are required). It knows no spec
+// kind and no engine by name.
 //
 // Objects are plain maps (package manifest); encoding is deterministic, so
 // the same input gives byte-identical output whatever the map order or

@@ -1,10 +1,6 @@
 package render
 
-import (
-	"errors"
-
-	"github.com/wavesmith/wavesmith/generators/component"
-)
+import "errors"
 
 // Sentinel errors of the engine, checked with errors.Is. Most come wrapped
 // in a *manifest.Error that names the file, the object and the field.
@@ -15,7 +11,6 @@ var (
 	ErrDuplicate     = errors.New("duplicate object")
 	ErrGenerateName  = errors.New("metadata.generateName is not supported")
 	ErrWaveOrder     = errors.New("wave order violated")
-	ErrSymlinkLoop   = errors.New("directory symlink loop")
 	ErrApplierMarker = errors.New("applier marker")
 	// ErrUnserved: an object of a group wavesmith owns (designer.kaoto.io,
 	// wavesmith.io) whose kind or version no generator serves.
@@ -23,7 +18,4 @@ var (
 	// ErrPartOf: the part-of setting (--part-of, spec.partOf) is not a
 	// valid label value.
 	ErrPartOf = errors.New("part-of (--part-of, spec.partOf) is not a valid label value")
-	// ErrSourceCoversSpec: a Component source or values file covers a file
-	// holding a spec (its own, or another).
-	ErrSourceCoversSpec = component.ErrSourceCoversSpec
 )

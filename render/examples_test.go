@@ -14,7 +14,9 @@ import (
 
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/internal/golden"
+	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/internal/testtool"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/tree"
@@ -24,11 +26,11 @@ const examples = "../testdata/examples"
 
 func renderExamples(t testing.TB, p generators.Platform) *Result {
 	t.Helper()
-	objs, err := Load([]string{examples}, nil)
+	objs, err := load.Inputs(context.Background(), "..", builtin.Registry(), []string{examples}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Render(context.Background(), objs, Options{Generators: builtin.Registry(), Platform: p})
+	res, err := Render(context.Background(), objs, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry(), Platform: p})
 	if err != nil {
 		t.Fatal(err)
 	}

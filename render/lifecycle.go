@@ -10,7 +10,6 @@ import (
 
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/gitops"
-	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -163,9 +162,9 @@ func editDistance(a, b string) int {
 // vocabulary (a chart's argocd.argoproj.io/sync-wave) as its apply-order
 // when it has none, so that every engine applies it in that wave; one that
 // contradicts its apply-order is an error.
-func adoptEngineWaves(obj *manifest.Object) error {
+func adoptEngineWaves(obj *manifest.Object, engines []gitops.Dialect) error {
 	own, hasOwn := obj.Annotation(inventory.ApplyOrder)
-	for _, d := range engines.Dialects() {
+	for _, d := range engines {
 		w, ok, err := d.Wave(obj)
 		if !ok {
 			continue
@@ -302,9 +301,9 @@ func (lc *lifecycle) annotate(obj *manifest.Object, opts *Options, specDigest st
 // stripApplierMarkers removes the markers the appliers of every engine set
 // themselves (Argo CD's tracking id, Flux's owner labels), and returns a
 // warning for each one removed.
-func stripApplierMarkers(obj *manifest.Object) []manifest.Warning {
+func stripApplierMarkers(obj *manifest.Object, engines []gitops.Dialect) []manifest.Warning {
 	var warns []manifest.Warning
-	for _, e := range engines.All() {
+	for _, e := range engines {
 		annotations, labels := e.Markers()
 		for _, a := range annotations {
 			if _, ok := obj.Annotation(a); ok {

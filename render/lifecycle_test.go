@@ -10,6 +10,7 @@ import (
 
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -87,7 +88,7 @@ func TestDecorateAnnotations(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			o := configMap(tc.annotations)
-			res, err := Render(context.Background(), []*manifest.Object{o}, Options{Generators: builtin.Registry(), Defaults: tc.defaults})
+			res, err := Render(context.Background(), []*manifest.Object{o}, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry(), Defaults: tc.defaults})
 			if err != nil {
 				t.Fatalf("%s: %v", tc.reason, err)
 			}
@@ -113,7 +114,7 @@ func TestDecorateAnnotations(t *testing.T) {
 func TestDecorateLabels(t *testing.T) {
 	o := configMap(nil)
 	o.SetLabel("app.kubernetes.io/name", "mine")
-	res, err := Render(context.Background(), []*manifest.Object{o}, Options{Generators: builtin.Registry(), PartOf: "shop"})
+	res, err := Render(context.Background(), []*manifest.Object{o}, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry(), PartOf: "shop"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func (f fakeGenerator) Generate(_ context.Context, spec *manifest.Object, _ gene
 }
 
 func widgetOptions(children func(spec *manifest.Object) []*manifest.Object, defaults map[string]string) Options {
-	return Options{Generators: map[string]generators.Generator{"example.com/Widget": fakeGenerator{children, defaults}}}
+	return Options{Engines: engines.Dialects(), Root: "..", Generators: map[string]generators.Generator{"example.com/Widget": fakeGenerator{children, defaults}}}
 }
 
 func widget(name string, annotations map[string]any) *manifest.Object {
@@ -273,7 +274,7 @@ func TestRenderErrors(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := Render(context.Background(), tc.objs, Options{Generators: builtin.Registry()})
+			_, err := Render(context.Background(), tc.objs, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry()})
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("%s: want %v, got %v", tc.reason, tc.wantErr, err)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -125,7 +126,7 @@ func TestNames(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = Render(context.Background(), objs, Options{Generators: builtin.Registry(), Platform: tc.platform, DiscardObjects: true})
+			_, err = Render(context.Background(), objs, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry(), Platform: tc.platform, DiscardObjects: true})
 			if len(tc.want) == 0 {
 				if err != nil {
 					t.Fatalf("%s: %v", tc.reason, err)

@@ -9,7 +9,6 @@ import (
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/gitops"
-	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/scope"
 )
 
@@ -28,14 +27,21 @@ type Options struct {
 	// Defaults are the lowest-precedence lifecycle values, by native
 	// annotation name (wavesmith.io/apply-order, ...).
 	Defaults map[string]string
+	// Engines are the GitOps engines the door knows (gitops/engines.
+	// Dialects() for wavesmith's): the engine reads an object's wave in
+	// each one's vocabulary and removes each one's applier markers.
+	// Required, like Generators; an empty slice knows none.
+	Engines []gitops.Dialect
 	// Dialects are the engines whose annotations are written: nil means
-	// every engine of gitops/engines, an empty slice none.
+	// every one of Engines, an empty slice none.
 	Dialects []gitops.Dialect
 	// KubeVersion and APIVersions are the target's capabilities.
 	KubeVersion string
 	APIVersions []string
-	// Root is the folder that chart and kustomization sources may not
-	// leave (default: the enclosing git repository of the current folder).
+	// Root is the folder that the files specs read (chart and
+	// kustomization sources) may not leave. Required: the door decides it
+	// (the CLI's --root or the enclosing git repository, the Argo CD
+	// checkout), the engine never guesses it from the working folder.
 	Root string
 	// Scope declares the scope of kinds (for instance read from a
 	// kubectl api-resources file); it wins over the CRDs among the inputs
@@ -76,11 +82,14 @@ func (o Options) normalize() (Options, error) {
 	if err := CheckPartOf(o.PartOf); err != nil {
 		return o, err
 	}
+	if o.Engines == nil {
+		return o, fmt.Errorf("%w: no GitOps engines: pass the ones the door knows (gitops/engines.Dialects())", ErrOptions)
+	}
 	if o.Dialects == nil {
-		o.Dialects = engines.Dialects()
+		o.Dialects = o.Engines
 	}
 	if o.Root == "" {
-		o.Root = FindRoot(".")
+		return o, fmt.Errorf("%w: no root: the door decides the folder sources may not leave", ErrOptions)
 	}
 	defaults := make(map[string]string, len(o.Defaults))
 	for k, v := range o.Defaults {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -44,11 +46,46 @@ func TestCheckPartOf(t *testing.T) {
 // TestRenderRefusesPartOf: Render refuses the setting before rendering.
 func TestRenderRefusesPartOf(t *testing.T) {
 	cm := manifest.New(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a", "namespace": "ns"}})
-	_, err := Render(context.Background(), []*manifest.Object{cm}, Options{Generators: builtin.Registry(), PartOf: "my app-"})
+	_, err := Render(context.Background(), []*manifest.Object{cm}, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry(), PartOf: "my app-"})
 	if !errors.Is(err, ErrPartOf) {
 		t.Fatalf("want ErrPartOf, got %v", err)
 	}
 	if !strings.Contains(err.Error(), `"my app-"`) {
 		t.Errorf("%v does not quote the value", err)
+	}
+}
+
+// TestRenderRequiresDoorChoices: the generators, the GitOps engines and
+// the root are the door's to pass; the engine guesses none of them.
+func TestRenderRequiresDoorChoices(t *testing.T) {
+	cm := manifest.New(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a", "namespace": "ns"}})
+	full := Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry()}
+	for name, tc := range map[string]struct {
+		opts Options
+		text string
+	}{
+		"NoGenerators": {func() Options { o := full; o.Generators = nil; return o }(), "no generators"},
+		"NoEngines":    {func() Options { o := full; o.Engines = nil; return o }(), "no GitOps engines"},
+		"NoRoot":       {func() Options { o := full; o.Root = ""; return o }(), "no root"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Render(context.Background(), []*manifest.Object{cm}, tc.opts)
+			if !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), tc.text) {
+				t.Errorf("got %v, want ErrOptions saying %q", err, tc.text)
+			}
+		})
+	}
+	// No engines known (an empty list) is a choice: nothing engine-specific
+	// is written.
+	o := full
+	o.Engines = []gitops.Dialect{}
+	res, err := Render(context.Background(), []*manifest.Object{cm}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range res.Items[0].Object.Annotations() {
+		if strings.Contains(k, "argoproj.io") || strings.Contains(k, "fluxcd.io") {
+			t.Errorf("annotation %s written with no engines", k)
+		}
 	}
 }

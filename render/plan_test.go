@@ -12,6 +12,7 @@ import (
 
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -172,7 +173,7 @@ func TestWavePlan(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			opts := Options{Generators: generators.Registry{"example.com/Plan": planGenerator{}}}
+			opts := Options{Engines: engines.Dialects(), Root: "..", Generators: generators.Registry{"example.com/Plan": planGenerator{}}}
 			if tc.args.defaultWave != "" {
 				opts.Defaults = map[string]string{"wavesmith.io/apply-order": tc.args.defaultWave}
 			}
@@ -210,7 +211,7 @@ func TestWavePlan(t *testing.T) {
 		})
 	}
 	// The errors are ErrDependency.
-	_, err := Render(context.Background(), []*manifest.Object{planSpec("a", nil, nil, "a")}, Options{Generators: generators.Registry{"example.com/Plan": planGenerator{}}})
+	_, err := Render(context.Background(), []*manifest.Object{planSpec("a", nil, nil, "a")}, Options{Engines: engines.Dialects(), Root: "..", Generators: generators.Registry{"example.com/Plan": planGenerator{}}})
 	if !errors.Is(err, ErrDependency) {
 		t.Errorf("want ErrDependency, got %v", err)
 	}
@@ -268,7 +269,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Render(context.Background(), objs, Options{Generators: builtin.Registry(), Root: ".."})
+	res, err := Render(context.Background(), objs, Options{Engines: engines.Dialects(), Generators: builtin.Registry(), Root: ".."})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"hash"
 	"io"
 	"maps"
-	"runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -21,6 +20,8 @@ import (
 
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/gitops"
+	"github.com/wavesmith/wavesmith/internal/parallel"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/scope"
 )
@@ -113,7 +114,7 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 			errs = append(errs, err)
 			continue
 		}
-		if err := checkInput(o); err != nil {
+		if err := checkInput(o, opts.Engines); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -152,7 +153,7 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	res.Took = make([]time.Duration, len(res.Specs))
 	var done atomic.Int64
 	for _, level := range plan.levels {
-		parallel(len(level), func(j int) {
+		parallel.Do(len(level), func(j int) {
 			i := level[j]
 			defer func() {
 				if opts.Progress != nil {
@@ -184,7 +185,7 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	// lands in the wave the plan gives it.
 	warns := make([][]manifest.Warning, len(inputItems))
 	itemErrs := make([]error, len(inputItems))
-	parallel(len(inputItems), func(i int) {
+	parallel.Do(len(inputItems), func(i int) {
 		it := inputItems[i]
 		var specLabels map[string]string
 		wave := -1
@@ -207,7 +208,7 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	}
 	markManagedInstances(res, opts.Generators)
 	sortItems(res.Items)
-	parallel(len(inputItems), func(i int) {
+	parallel.Do(len(inputItems), func(i int) {
 		if it := inputItems[i]; it.Role == PassThrough {
 			it.YAML = encodeExact(it.Object)
 		}
@@ -219,14 +220,14 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 // checkInput checks an object as read: metadata, the wavesmith.io
 // annotations it may carry, and a wave in an engine's vocabulary, taken as
 // its apply-order.
-func checkInput(o *manifest.Object) error {
+func checkInput(o *manifest.Object, engines []gitops.Dialect) error {
 	if err := checkMetadata(o); err != nil {
 		return err
 	}
 	if err := checkKnownAnnotations(o); err != nil {
 		return err
 	}
-	return adoptEngineWaves(o)
+	return adoptEngineWaves(o, engines)
 }
 
 // specOutput is what rendering one spec gives.
@@ -263,7 +264,7 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options) 
 		if err := checkKnownAnnotations(c); err != nil {
 			errs = append(errs, err)
 		}
-		if err := adoptEngineWaves(c); err != nil {
+		if err := adoptEngineWaves(c, opts.Engines); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -375,7 +376,7 @@ func decorate(it *Item, defaults map[string]string, owner string, specLabels map
 // write writes the labels and annotations of a resolved item.
 func write(it *Item, specLabels map[string]string, specDigest string, opts *Options) []manifest.Warning {
 	o := it.Object
-	w := stripApplierMarkers(o)
+	w := stripApplierMarkers(o, opts.Engines)
 	for k, v := range specLabels {
 		if _, ok := o.Labels()[k]; !ok {
 			o.SetLabel(k, v)
@@ -420,7 +421,7 @@ func writeInventories(res *Result) {
 		hashes[it.Spec].Write(it.YAML)
 		hashes[it.Spec].Write(sep)
 	}
-	parallel(len(res.Specs), func(i int) {
+	parallel.Do(len(res.Specs), func(i int) {
 		s := res.Specs[i]
 		s.Object.SetAnnotation(inventory.Inventory, inventory.Format(entries[i]))
 		s.Object.SetAnnotation(inventory.RenderDigest, "sha256:"+hex.EncodeToString(hashes[i].Sum(nil)))
@@ -506,91 +507,6 @@ func (r *Result) WriteJSONList(w io.Writer) error {
 	return err
 }
 
-// parallel calls fn(0..n-1) on GOMAXPROCS goroutines.
-func parallel(n int, fn func(i int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if workers > n {
-		workers = n
-	}
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	const chunk = 64
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				start := int(next.Add(chunk)) - chunk
-				if start >= n {
-					return
-				}
-				end := min(start+chunk, n)
-				for i := start; i < end; i++ {
-					fn(i)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-}
-
-// sortedJoin joins non-nil errors, flattening joined lists, in a stable
-// order (by message), so the report does not depend on scheduling. It is
-// where errors are joined for reporting: beyond manifest.MaxReported, the
-// rest is one manifest.Omitted summarising them by kind.
-func sortedJoin(errs []error) error {
-	var flat []error
-	var add func(e error, top bool)
-	add = func(e error, top bool) {
-		switch j := e.(type) {
-		case nil:
-		case manifest.Errors:
-			for _, e := range j {
-				add(e, false)
-			}
-		case manifest.Omitted:
-			for _, e := range j {
-				add(e, false)
-			}
-		case interface{ Unwrap() []error }:
-			if !top {
-				flat = append(flat, e)
-				return
-			}
-			for _, e := range j.Unwrap() {
-				add(e, false)
-			}
-		default:
-			flat = append(flat, e)
-		}
-	}
-	for _, e := range errs {
-		add(e, true)
-	}
-	// By file, object and field path, so that the mistakes of one object
-	// read in the order of its fields, then by the whole text.
-	type keyed struct {
-		key string
-		err error
-	}
-	ks := make([]keyed, len(flat))
-	for i, e := range flat {
-		ks[i].err = e
-		var me *manifest.Error
-		if errors.As(e, &me) {
-			ks[i].key = me.File + "\x00" + me.Object + "\x00" + me.Field + "\x00"
-		}
-		ks[i].key += e.Error()
-	}
-	sort.SliceStable(ks, func(i, j int) bool { return ks[i].key < ks[j].key })
-	for i := range ks {
-		flat[i] = ks[i].err
-	}
-	return manifest.JoinReport(flat)
-}
+// sortedJoin is manifest.JoinSorted: where the engine joins errors for
+// reporting.
+func sortedJoin(errs []error) error { return manifest.JoinSorted(errs) }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/tree"
 )
@@ -39,7 +40,7 @@ func FuzzRender(f *testing.F) {
 			if err != nil {
 				return nil, err
 			}
-			return Render(context.Background(), objs, Options{Generators: builtin.Registry(), Root: root})
+			return Render(context.Background(), objs, Options{Engines: engines.Dialects(), Generators: builtin.Registry(), Root: root})
 		}
 		res, err := render()
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -33,7 +34,7 @@ func TestReportCapped(t *testing.T) {
 	}
 	var reports []string
 	for _, reverse := range []bool{false, true} {
-		_, err := Render(context.Background(), objs(reverse), Options{Generators: builtin.Registry(), Namespace: "ns"})
+		_, err := Render(context.Background(), objs(reverse), Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry(), Namespace: "ns"})
 		var es manifest.Errors
 		if !errors.As(err, &es) {
 			t.Fatalf("want manifest.Errors, got %T: %v", err, err)

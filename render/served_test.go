@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -60,7 +61,7 @@ func TestServed(t *testing.T) {
 // TestRenderRefusesUnserved: Render refuses them before rendering.
 func TestRenderRefusesUnserved(t *testing.T) {
 	o := manifest.New(map[string]any{"apiVersion": "designer.kaoto.io/v1", "kind": "Kaoto", "metadata": map[string]any{"name": "a", "namespace": "ns"}})
-	if _, err := Render(context.Background(), []*manifest.Object{o}, Options{Generators: builtin.Registry()}); !errors.Is(err, ErrUnserved) {
+	if _, err := Render(context.Background(), []*manifest.Object{o}, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry()}); !errors.Is(err, ErrUnserved) {
 		t.Errorf("want ErrUnserved, got %v", err)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	designerv1alpha1 "github.com/wavesmith/wavesmith/api/designer/v1alpha1"
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/internal/testtool"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
@@ -220,7 +221,7 @@ func renderKaoto(t *testing.T, ns, name string, spec map[string]any, p generator
 	t.Helper()
 	obj := manifest.New(map[string]any{"apiVersion": designerv1alpha1.APIVersion, "kind": designerv1alpha1.Kind,
 		"metadata": map[string]any{"name": name, "namespace": ns}, "spec": spec})
-	res, err := render.Render(context.Background(), []*manifest.Object{obj}, render.Options{Generators: builtin.Registry(), Platform: p})
+	res, err := render.Render(context.Background(), []*manifest.Object{obj}, render.Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry(), Platform: p})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/wavesmith/wavesmith/argocdcmp"
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/generators/builtin"
-	"github.com/wavesmith/wavesmith/render"
+	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/tree"
 )
 
@@ -40,6 +40,10 @@ Argo CD takes a folder when the command exits 0 and prints something.`,
 			if len(args) == 0 {
 				args = []string{"."}
 			}
+			cwd, err := os.Getwd()
+			if err != nil {
+				return err
+			}
 			w := bufio.NewWriter(c.OutOrStdout())
 			for _, dir := range args {
 				if dir == "" {
@@ -47,14 +51,14 @@ Argo CD takes a folder when the command exits 0 and prints something.`,
 				}
 				r := root
 				if r == "" {
-					ar, err := argocdcmp.Root(os.Getenv)
+					ar, err := argocdcmp.Root(os.Getenv, cwd)
 					if err != nil {
 						return usage(err)
 					}
 					r = ar
 				}
 				if r == "" {
-					r = render.DefaultRoot([]string{dir})
+					r = load.DefaultRoot([]string{dir}, cwd)
 				}
 				files, err := argocdcmp.Discover(dir, r, builtin.Registry())
 				if err != nil {

@@ -21,6 +21,8 @@ import (
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/gitops"
+	"github.com/wavesmith/wavesmith/gitops/engines"
+	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
 	"github.com/wavesmith/wavesmith/tree"
@@ -270,6 +272,7 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 		return nil, usage(err)
 	}
 	s.opts.Generators = builtin.Registry()
+	s.opts.Engines = engines.Dialects()
 	s.opts.DiscardObjects = true // the CLI only needs the encoded objects
 	s.inputs = args
 	if len(s.inputs) == 0 {
@@ -293,7 +296,11 @@ func (f *renderFlags) decideRoot(args []string, hint string) (string, error) {
 	if f.root != "" {
 		return f.root, nil
 	}
-	root, err := argocdcmp.Root(os.Getenv)
+	cwd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	root, err := argocdcmp.Root(os.Getenv, cwd)
 	if err != nil || root != "" {
 		return root, err
 	}
@@ -307,7 +314,7 @@ func (f *renderFlags) decideRoot(args []string, hint string) (string, error) {
 	if first == nil && hint != "" && hint != "-" {
 		first = []string{hint}
 	}
-	return render.DefaultRoot(first), nil
+	return load.DefaultRoot(first, cwd), nil
 }
 
 // render loads the inputs and renders them within the timeout.
@@ -315,7 +322,7 @@ func (f *renderFlags) render(c *cobra.Command, s *setup) (*render.Result, error)
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(c.Context(), s.timeout)
 	defer cancel()
-	objs, err := render.LoadInContext(ctx, s.opts.Root, s.inputs, c.InOrStdin())
+	objs, err := load.Inputs(ctx, s.opts.Root, s.opts.Generators, s.inputs, c.InOrStdin())
 	if err != nil {
 		return nil, err
 	}

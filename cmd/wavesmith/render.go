@@ -15,6 +15,7 @@ import (
 	"github.com/wavesmith/wavesmith/argocdcmp"
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/functions"
+	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
 	"github.com/wavesmith/wavesmith/tree"
@@ -367,7 +368,7 @@ func outputAnchor(s *setup, out string) string {
 	if err != nil {
 		return ""
 	}
-	if repo, found := render.FindRepository(filepath.Dir(abs)); found {
+	if repo, found := load.FindRepository(filepath.Dir(abs)); found {
 		return repo
 	}
 	d := filepath.Dir(abs) // the nearest folder that exists

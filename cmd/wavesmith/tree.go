@@ -12,6 +12,7 @@ import (
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/gitops/engines"
+	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/render"
 	"github.com/wavesmith/wavesmith/tree"
 )
@@ -173,7 +174,7 @@ func pathInRepository(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	root, found := render.FindRepository(filepath.Dir(abs))
+	root, found := load.FindRepository(filepath.Dir(abs))
 	rel, err := filepath.Rel(root, abs)
 	if !found || err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "", fmt.Errorf("%s is not inside a git repository: give its path inside the repository with --tree-path", dir)

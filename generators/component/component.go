@@ -15,6 +15,7 @@ import (
 
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
+	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/tree"
 )
@@ -26,7 +27,7 @@ var (
 	ErrOutsideRoot = tree.ErrOutsideRoot
 	// ErrSourceCoversSpec: a source folder or values file covers a file
 	// holding a spec: the Component's own, or another's.
-	ErrSourceCoversSpec = errors.New("a Component source covers a spec")
+	ErrSourceCoversSpec = generators.ErrSourceCoversSpec
 )
 
 // Decode reads a Component strictly: unknown fields and wrong types are

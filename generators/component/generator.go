@@ -16,7 +16,9 @@ import (
 // depends on, which wave it sets and which types it manages.
 type Generator struct {
 	// Sources maps a key of spec.source ("chart", "kustomization") to the
-	// generator that renders such a source.
+	// generator that renders such a source. A source generator that reads
+	// more than the folder spec.source.<key>.path (or another field)
+	// implements generators.Reader; Reads reports what it says.
 	Sources map[string]generators.Generator
 }
 
@@ -59,9 +61,11 @@ func specMap(o *manifest.Object) map[string]any {
 	return s
 }
 
-// Reads implements generators.Reader: the source folder and the values
-// files. It reads the map leniently: Generate reports malformed fields.
-func (Generator) Reads(spec *manifest.Object) []generators.Read {
+// Reads implements generators.Reader: what the source reads (its
+// generator's Reads when it implements generators.Reader, else its
+// spec.source.<key>.path) and the values files. It reads the map
+// leniently: Generate reports malformed fields.
+func (g Generator) Reads(spec *manifest.Object, root string) []generators.Read {
 	s := specMap(spec)
 	var out []generators.Read
 	src, _ := s["source"].(map[string]any)
@@ -71,10 +75,16 @@ func (Generator) Reads(spec *manifest.Object) []generators.Read {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if m, ok := src[k].(map[string]any); ok {
-			if p, ok := m["path"].(string); ok && p != "" {
-				out = append(out, generators.Read{Field: "spec.source." + k + ".path", Path: p})
-			}
+		m, ok := src[k].(map[string]any)
+		if !ok {
+			continue
+		}
+		if r, ok := g.Sources[k].(generators.Reader); ok {
+			out = append(out, r.Reads(spec, root)...)
+			continue
+		}
+		if p, ok := m["path"].(string); ok && p != "" {
+			out = append(out, generators.Read{Field: "spec.source." + k + ".path", Path: p})
 		}
 	}
 	vf, _ := s["valuesFiles"].([]any)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wavesmith/wavesmith/functions"
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/internal/testtool"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
@@ -51,7 +52,7 @@ items:
     values:
 ` + indented + "\n"
 	var b bytes.Buffer
-	if err := functions.Run(context.Background(), strings.NewReader(rl), &b, render.Options{Generators: builtin.Registry(), Root: root}); err != nil {
+	if err := functions.Run(context.Background(), strings.NewReader(rl), &b, render.Options{Engines: engines.Dialects(), Generators: builtin.Registry(), Root: root}); err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
 	if diff := cmp.Diff(want, dataOf(t, b.Bytes(), "rel-values")); diff != "" {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/internal/golden"
 	"github.com/wavesmith/wavesmith/internal/testobj"
 	"github.com/wavesmith/wavesmith/manifest"
@@ -52,7 +53,7 @@ func splitDecoration(m map[string]any) map[string]any {
 func renderCase(t *testing.T, c string, p generators.Platform, want []map[string]any) ([]map[string]any, map[string]map[string]any) {
 	t.Helper()
 	spec := testobj.Load(t, caseFile(c, "kaoto.yaml"))
-	res, err := render.Render(context.Background(), []*manifest.Object{spec}, render.Options{Generators: builtin.Registry(), Platform: p})
+	res, err := render.Render(context.Background(), []*manifest.Object{spec}, render.Options{Engines: engines.Dialects(), Root: "../..", Generators: builtin.Registry(), Platform: p})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +102,7 @@ func TestRenderedChildren(t *testing.T) {
 			t.Run(c+"/"+string(p), func(t *testing.T) {
 				if msg, ok := refusedCases[c]; ok {
 					spec := testobj.Load(t, caseFile(c, "kaoto.yaml"))
-					_, err := render.Render(context.Background(), []*manifest.Object{spec}, render.Options{Generators: builtin.Registry(), Platform: p})
+					_, err := render.Render(context.Background(), []*manifest.Object{spec}, render.Options{Engines: engines.Dialects(), Root: "../..", Generators: builtin.Registry(), Platform: p})
 					if err == nil || !strings.Contains(err.Error(), msg[p]) {
 						t.Fatalf("the operator applies what the API server refuses; wavesmith must refuse it at render time with %q, got %v", msg[p], err)
 					}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/types"
@@ -31,7 +32,7 @@ func schemaDirty() bool { return openapi.GetSchemaVersion() != openapi.DefaultOp
 // kustomize reads (a symlink leaving the folder) is the error.
 func (j *job) build(ctx context.Context, t *tree) ([]*manifest.Object, error) {
 	t.budget = &buildBudget{ctx: ctx}
-	out, err := kustomize(ctx, treeFS{t}, t.root)
+	out, err := kustomize(ctx, treeFS{t}, filepath.Join(t.root, filepath.FromSlash(t.top)))
 	if r := t.firstRefusal(); r != nil {
 		return nil, r
 	}

@@ -27,7 +27,7 @@ var functionAnnotations = []string{"config.kubernetes.io/function", "config.k8s.
 // folders and the kustomization files of subfolders. It returns false
 // when there is nothing to list.
 func (j *job) ensureKustomization(t *tree) (bool, error) {
-	if f, err := kustomizationFile(t, "."); f != "" || err != nil {
+	if f, err := kustomizationFile(t, t.top); f != "" || err != nil {
 		return err == nil, err
 	}
 	res, err := t.yamlFiles()
@@ -35,7 +35,7 @@ func (j *job) ensureKustomization(t *tree) (bool, error) {
 		return false, err
 	}
 	b, _ := sigsyaml.Marshal(map[string]any{"apiVersion": types.KustomizationVersion, "kind": types.KustomizationKind, "resources": res})
-	t.put(konfig.DefaultKustomizationFileName(), b)
+	t.put(path.Join(t.top, konfig.DefaultKustomizationFileName()), b)
 	return true, nil
 }
 
@@ -76,7 +76,7 @@ func kustomizationFile(t *tree, dir string) (string, error) {
 // file elsewhere in the folder never matters.
 func (j *job) check(t *tree) error {
 	c := &checker{j: j, t: t, seen: map[string]bool{}}
-	return c.kustomization(".", false)
+	return c.kustomization(c.t.top, false)
 }
 
 type checker struct {
@@ -383,21 +383,21 @@ func (k *kustCheck) pluginConfigs(f field, file string, data []byte) error {
 // returns the path relative to the folder and whether it is a folder.
 func (k *kustCheck) ref(f field, p string, want int) (string, bool, error) {
 	if remote(p) {
-		return "", false, k.fail(f, "remote reference %q: wavesmith renders offline and never fetches; vendor it into the component folder", p)
+		return "", false, k.fail(f, "remote reference %q: wavesmith renders offline and never fetches; vendor it into the repository", p)
 	}
 	if path.IsAbs(p) || strings.HasPrefix(p, `\`) || (len(p) > 1 && p[1] == ':') {
 		return "", false, k.fail(f, "absolute path %q: give a path relative to the kustomization", p)
 	}
 	t := path.Join(k.dir, p)
 	if t == ".." || strings.HasPrefix(t, "../") {
-		return "", false, k.fail(f, "%q leaves the component folder %s", p, k.j.dir)
+		return "", false, k.fail(f, "%q leaves %s", p, k.t.bound())
 	}
 	e, ok, err := k.t.stat(t)
 	switch {
 	case err != nil:
 		return "", false, err
 	case !ok:
-		return "", false, k.fail(f, "%q does not exist in the component folder", p)
+		return "", false, k.fail(f, "%q does not exist", p)
 	case !e.dir && want&fileRef != 0:
 		if !withinSlash(e.real, k.dir) {
 			return "", false, k.fail(f, "file %q is outside the kustomization's folder %s: kustomize loads files only at or below it (load restrictor RootOnly)", p, k.j.path(k.dir))

@@ -13,7 +13,7 @@
 //     and only what kustomize reaches is ever read: files elsewhere in
 //     it never matter, whatever their names or content. A templated
 //     folder is read whole into memory, as component-operator-runtime
-//     does.
+//     does, and nothing outside it is read.
 //  2. Template (templated folders only): the files are rendered with Go
 //     text/template (below).
 //  3. Kustomization: a folder without kustomization.yaml,
@@ -23,14 +23,19 @@
 //  4. Check: the kustomizations reachable from the top one are read and
 //     what cannot run offline is refused (below), before kustomize sees
 //     anything.
-//  5. Build: krusty runs on a read-only view of the folder at its real
-//     path, with kustomize build's defaults: load restrictor RootOnly,
-//     builtin plugins only, helm disabled, legacy output order. Every
-//     read resolves symlinks and refuses what leaves the folder or is
-//     not a regular file or folder. Builds are serialised (kustomize
+//  5. Build: krusty runs on a read-only view of the render root
+//     (Options.Root; a templated folder is its own root) from the
+//     folder's real path, with kustomize build's defaults: load
+//     restrictor RootOnly (each kustomization's files at or below its
+//     own folder, while resources, bases and components may name other
+//     kustomization folders: a base beside its overlays), builtin
+//     plugins only, helm disabled, legacy output order. Every read
+//     resolves symlinks and refuses what leaves the root or is not a
+//     regular file or folder. Builds are serialised (kustomize
 //     keeps a global OpenAPI schema, reset around each build) and a
 //     panic becomes an error naming the Component. A plain folder's
-//     output is byte for byte kustomize build's.
+//     output is byte for byte kustomize build's, an overlay naming a
+//     base beside it included.
 //  6. Objects: namespaced objects without a namespace get the placement
 //     namespace (spec.namespace, else the Component's); scope comes from
 //     the built-in cluster-scoped kinds and the CRDs of the output.
@@ -40,7 +45,14 @@
 // The context bounds the whole rendering: when it ends (a deadline), the
 // render stops with ErrBudget wrapping the context's error, inside a
 // template at its next step, during kustomize at once (the build left in
-// the background fails at its next read of the folder). A build reads at
+// the background fails at its next read of the folder).
+//
+// # Sources
+//
+// Generator implements generators.Reader: a Component reads its folder
+// and every folder its kustomization reaches (resources, bases,
+// components, recursively, inside the root). Loading never takes their
+// files as objects of the render, and refuses a spec among them. A build reads at
 // most 5,000 YAML documents (a base counts each time it is reached:
 // kustomize's work grows with their square) and 256 MiB, and makes at
 // most 5,000 objects and 64 MiB of YAML (buildbudget.go).
@@ -99,12 +111,13 @@
 // Each with a *manifest.Error wrapping ErrKustomization that names the
 // file, line and field: remote resources, bases, components and files
 // (any URL, git reference or github.com path: kustomize would fetch
-// them); absolute paths and paths leaving the folder; files outside
-// their kustomization's folder; helmCharts, helmGlobals and
+// them); absolute paths; paths leaving the root (the render root; for a
+// templated folder, the folder); files outside their kustomization's
+// folder (kustomize's load restrictor RootOnly); helmCharts, helmGlobals and
 // HelmChartInflationGenerator (they run helm); generator, transformer and
 // validator configurations that are not builtin plugins (exec, Go and
 // container plugins) or that carry a KRM function annotation
-// (config.kubernetes.io/function); symlinks resolving outside the folder
+// (config.kubernetes.io/function); symlinks resolving outside the root
 // (directly or through other symlinks), symlink loops where a folder is
 // listed, and files that are neither regular files nor folders, where
 // they are reached; every file a kustomization reaches of more than

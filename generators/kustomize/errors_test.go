@@ -67,11 +67,11 @@ func TestErrors(t *testing.T) {
 			file: "helm-charts/kustomization.yaml", line: 1, field: "helmCharts",
 			text: []string{"chart Component"},
 		},
-		"OutsideFolder": {
-			reason: "a base outside the component folder is refused, though it exists",
-			dir:    bad, path: "outside-folder", errs: []error{ErrKustomization},
-			file: "outside-folder/kustomization.yaml", line: 2, field: "resources[0]",
-			text: []string{`"../shared" leaves the component folder`},
+		"LeavesRoot": {
+			reason: "a base leaving the render root is refused before anything is read",
+			dir:    bad, path: "leaves-root", errs: []error{ErrKustomization},
+			file: "leaves-root/kustomization.yaml", line: 2, field: "resources[0]",
+			text: []string{`"../../../../../../elsewhere" leaves the root`},
 		},
 		"OutsideKustomization": {
 			reason: "a file outside its kustomization's folder breaks kustomize's RootOnly restriction",
@@ -191,7 +191,8 @@ func TestErrors(t *testing.T) {
 // other links, and ignored where it does not (kustomize never reads
 // them); a loop is refused where the folder is listed.
 func TestSymlinks(t *testing.T) {
-	root := t.TempDir()
+	// The render root is repo/; secret.yaml and outside/ lie beside it.
+	root := filepath.Join(t.TempDir(), "repo")
 	write := func(p, s string) {
 		t.Helper()
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
@@ -211,19 +212,28 @@ func TestSymlinks(t *testing.T) {
 		}
 	}
 	const cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n"
-	write("secret.yaml", strings.Replace(cm, "%s", "host-secret", 1))
-	write("outside/kustomization.yaml", "resources: [cm.yaml]\n")
-	write("outside/cm.yaml", strings.Replace(cm, "%s", "outside", 1))
+	write("../secret.yaml", strings.Replace(cm, "%s", "host-secret", 1))
+	write("../outside/kustomization.yaml", "resources: [cm.yaml]\n")
+	write("../outside/cm.yaml", strings.Replace(cm, "%s", "outside", 1))
 	write("escape/kustomization.yaml", "resources: [cm.yaml]\n")
-	link("../secret.yaml", "escape/cm.yaml")
+	link("../../secret.yaml", "escape/cm.yaml")
 	write("chain/kustomization.yaml", "resources: [cm.yaml]\n")
 	link("hop.yaml", "chain/cm.yaml")
-	link("../secret.yaml", "chain/hop.yaml")
+	link("../../secret.yaml", "chain/hop.yaml")
 	write("dir-escape/kustomization.yaml", "resources: [base]\n")
-	link("../outside", "dir-escape/base")
+	link("../../outside", "dir-escape/base")
 	write("patch-escape/kustomization.yaml", "resources: [cm.yaml]\npatches:\n- path: linked/cm.yaml\n")
 	write("patch-escape/cm.yaml", strings.Replace(cm, "%s", "p", 1))
-	link("../outside", "patch-escape/linked")
+	link("../../outside", "patch-escape/linked")
+	// Inside the root, kustomize's load restrictor: a folder (a base)
+	// may lie anywhere, a file only at or below its kustomization, also
+	// through a symlink.
+	write("shared/kustomization.yaml", "resources: [cm.yaml]\n")
+	write("shared/cm.yaml", strings.Replace(cm, "%s", "shared", 1))
+	write("dir-in-root/kustomization.yaml", "resources: [base]\n")
+	link("../shared", "dir-in-root/base")
+	write("file-in-root/kustomization.yaml", "resources: [cm.yaml]\n")
+	link("../shared/cm.yaml", "file-in-root/cm.yaml")
 	write("inside/kustomization.yaml", "resources: [extra.yaml, linked]\n")
 	write("inside/real/kustomization.yaml", "resources: [cm.yaml]\n")
 	write("inside/real/cm.yaml", strings.Replace(cm, "%s", "real", 1))
@@ -232,13 +242,13 @@ func TestSymlinks(t *testing.T) {
 	link("real", "inside/linked")
 	write("unreached/kustomization.yaml", "resources: [cm.yaml]\n")
 	write("unreached/cm.yaml", strings.Replace(cm, "%s", "unreached", 1))
-	link("../secret.yaml", "unreached/stray.yaml")
+	link("../../secret.yaml", "unreached/stray.yaml")
 	link("/etc", "unreached/etc")
 	link(".", "unreached/self")
 	write("loop/cm.yaml", strings.Replace(cm, "%s", "loop", 1)) // no kustomization: the folder is listed
 	link(".", "loop/self")
 	write("listed-escape/cm.yaml", strings.Replace(cm, "%s", "listed", 1))
-	link("../secret.yaml", "listed-escape/stolen.yaml")
+	link("../../secret.yaml", "listed-escape/stolen.yaml")
 	// A FIFO would block a reader forever: refused where reached,
 	// harmless elsewhere.
 	write("fifo/kustomization.yaml", "resources: [pipe.yaml]\n")
@@ -255,12 +265,13 @@ func TestSymlinks(t *testing.T) {
 		file   string
 		text   string
 	}{
-		"escape":        {"a resource linking outside", "escape/cm.yaml", "outside the component folder"},
-		"chain":         {"a resource linking outside through another link", "chain/cm.yaml", "outside the component folder"},
-		"dir-escape":    {"a base folder linking outside", "dir-escape/base", "outside the component folder"},
-		"patch-escape":  {"a patch through a folder link leaving the folder", "patch-escape/linked/cm.yaml", "outside the component folder"},
+		"escape":        {"a resource linking outside", "escape/cm.yaml", "outside the root"},
+		"chain":         {"a resource linking outside through another link", "chain/cm.yaml", "outside the root"},
+		"dir-escape":    {"a base folder linking outside", "dir-escape/base", "outside the root"},
+		"patch-escape":  {"a patch through a folder link leaving the root", "patch-escape/linked/cm.yaml", "outside the root"},
 		"loop":          {"a loop in a listed folder", "loop/self", "symlink loop"},
-		"listed-escape": {"a listed YAML file linking outside", "listed-escape/stolen.yaml", "outside the component folder"},
+		"listed-escape": {"a listed YAML file linking outside", "listed-escape/stolen.yaml", "outside the root"},
+		"file-in-root":  {"a file linking to another kustomization's folder", "file-in-root/kustomization.yaml", "load restrictor RootOnly"},
 		"fifo":          {"a FIFO the kustomization lists", "fifo/pipe.yaml", "not a regular file or folder"},
 	}
 	for name, tc := range refused {
@@ -272,7 +283,7 @@ func TestSymlinks(t *testing.T) {
 			}
 		})
 	}
-	for name, want := range map[string]string{"inside": "extra,real", "unreached": "unreached"} {
+	for name, want := range map[string]string{"inside": "extra,real", "unreached": "unreached", "dir-in-root": "shared"} {
 		t.Run(name, func(t *testing.T) {
 			res, err := Generator{}.Generate(t.Context(), newSpec(root, name, nil), opts)
 			if err != nil {

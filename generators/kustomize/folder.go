@@ -12,6 +12,7 @@ import (
 	gitignore "github.com/monochromegane/go-gitignore"
 	"sigs.k8s.io/yaml"
 
+	"github.com/wavesmith/wavesmith/generators/component"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -30,7 +31,9 @@ type config struct {
 // ConfigFile, and decides whether its files are templates (the
 // Component's template field, else whether ConfigFile exists). A
 // templated folder is read whole into memory, as component-operator-runtime
-// does; a plain one stays on disk and is read where kustomize reaches.
+// does, and is its own root; a plain one stays on disk and is read where
+// kustomize reaches, anywhere in the render root (its kustomization may
+// name a base beside it).
 func (j *job) open() (*tree, config, bool, error) {
 	var cfg config
 	real, err := filepath.EvalSymlinks(j.dir)
@@ -45,7 +48,8 @@ func (j *job) open() (*tree, config, bool, error) {
 	}
 	// The two configuration files are read through the tree (symlinks
 	// must stay inside), then hidden from kustomize.
-	t := &tree{j: j, root: real, disk: true}
+	t := &tree{j: j, root: real, top: ".", disk: true}
+	j.t = t
 	t.setMem(map[string][]byte{})
 	ib, hasIgnore, err := t.config(IgnoreFile)
 	if err != nil {
@@ -64,7 +68,7 @@ func (j *job) open() (*tree, config, bool, error) {
 		templated = *j.template
 	}
 	if !templated {
-		return t, cfg, false, nil
+		return t, cfg, false, j.rootAt(t, real)
 	}
 	if hasConfig {
 		if err := yaml.UnmarshalStrict(cb, &cfg); err != nil {
@@ -85,6 +89,33 @@ func (j *job) open() (*tree, config, bool, error) {
 	t.setMem(files)
 	t.disk = false
 	return t, cfg, true, nil
+}
+
+// rootAt moves the plain tree t of the component folder real to the
+// render root: top becomes the folder's path in it. Without a root
+// (Options.Root empty) the folder is its own root.
+func (j *job) rootAt(t *tree, real string) error {
+	if j.opts.Root == "" {
+		return nil
+	}
+	root, err := filepath.EvalSymlinks(j.opts.Root)
+	if err == nil {
+		root, err = filepath.Abs(root)
+	}
+	if err != nil {
+		return j.spec.FieldError(sourceField, fmt.Errorf("%w: the root: %v", manifest.ErrInvalid, err))
+	}
+	rel, err := filepath.Rel(root, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return j.spec.FieldError(sourceField, fmt.Errorf("%w: %s resolves to %s, outside the root %s", component.ErrOutsideRoot, j.dir, real, root))
+	}
+	top := filepath.ToSlash(rel)
+	hidden := map[string]bool{}
+	for n := range t.hidden {
+		hidden[path.Join(top, n)] = true
+	}
+	t.root, t.top, t.hidden = root, top, hidden
+	return nil
 }
 
 // config reads a configuration file at the top of the folder.

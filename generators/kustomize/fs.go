@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -37,7 +38,7 @@ func (f treeFS) rel(p string, record bool) (string, error) {
 	}
 	err := fmt.Errorf("%s: %w", p, fs.ErrNotExist)
 	if record {
-		f.t.refused(f.t.j.fileError("", 0, sourceField, fmt.Errorf("%w: kustomize reads %s, outside the component folder %s", ErrKustomization, p, root)))
+		f.t.refused(f.t.j.fileError("", 0, sourceField, fmt.Errorf("%w: kustomize reads %s, outside %s", ErrKustomization, p, f.t.bound())))
 	}
 	return "", err
 }
@@ -148,7 +149,16 @@ func (f treeFS) Glob(pattern string) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	err := f.Walk(f.t.root, func(p string, _ os.FileInfo, err error) error {
+	// Walk from the pattern's folder without wildcards, not the whole
+	// root.
+	base := filepath.Dir(pattern)
+	for strings.ContainsAny(base, `*?[\`) {
+		base = filepath.Dir(base)
+	}
+	if !within(filepath.Clean(base), f.t.root) {
+		base = f.t.root
+	}
+	err := f.Walk(base, func(p string, _ os.FileInfo, err error) error {
 		if err != nil {
 			return err
 		}

@@ -14,8 +14,9 @@ import (
 // Sentinel errors, checked with errors.Is.
 var (
 	// ErrKustomization: the kustomization is refused (a remote reference,
-	// a plugin, helmCharts, a path or symlink leaving the component
-	// folder, a bad ConfigFile) or kustomize cannot build it.
+	// a plugin, helmCharts, a path or symlink leaving the root, a file
+	// outside its kustomization's folder, a bad ConfigFile) or kustomize
+	// cannot build it.
 	ErrKustomization = errors.New("kustomization")
 	// ErrTemplate: a template does not parse, fails to execute, or
 	// renders invalid YAML.
@@ -88,6 +89,7 @@ type job struct {
 	opts            generators.Options
 	values          map[string]any // valuesFiles and spec.values
 	template        *bool          // spec.source.kustomization.template
+	t               *tree          // once open
 	warnings        []manifest.Warning
 }
 
@@ -131,12 +133,21 @@ func (j *job) ctxErr(ctx context.Context, stage string) error {
 	return nil
 }
 
-// path returns the path of a file of the folder as the user knows it.
+// path returns the path of a file of the tree (relative to its root) as
+// the user knows it: from the component folder as the Component names it.
 func (j *job) path(rel string) string {
-	if rel == "" || rel == "." {
+	if rel == "" {
 		return j.dir
 	}
-	return filepath.Join(j.dir, filepath.FromSlash(rel))
+	top := "."
+	if j.t != nil {
+		top = j.t.top
+	}
+	r, err := filepath.Rel(filepath.FromSlash(top), filepath.FromSlash(rel))
+	if err != nil || r == "." {
+		return j.dir
+	}
+	return filepath.Join(j.dir, r)
 }
 
 // fileError locates a problem in a file of the folder (rel is relative

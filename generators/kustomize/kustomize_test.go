@@ -232,7 +232,7 @@ func TestBytesEqualKustomizeBuild(t *testing.T) {
 			if err := j.check(tr); err != nil {
 				t.Fatal(err)
 			}
-			got, err := kustomize(t.Context(), treeFS{tr}, tr.root)
+			got, err := kustomize(t.Context(), treeFS{tr}, filepath.Join(tr.root, filepath.FromSlash(tr.top)))
 			if err != nil {
 				t.Fatal(err)
 			}

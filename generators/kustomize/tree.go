@@ -17,26 +17,35 @@ import (
 	wstree "github.com/wavesmith/wavesmith/tree"
 )
 
-// tree is the component folder as the checks and kustomize see it: the
-// files in mem (rendered templates, a generated kustomization) over, when
-// disk is set, the folder on disk, read only where a path is asked for.
-// Names are not restricted: a path is whatever the folder holds.
+// tree is what the checks and kustomize see: the files in mem (rendered
+// templates, a generated kustomization) over, when disk is set, the
+// render root on disk, read only where a path is asked for. The component
+// folder is top below root: a plain folder's kustomization may reach
+// other kustomization folders of the root (a base beside its overlays),
+// as kustomize build does in a repository; a templated folder is read
+// whole into mem and is its own root (top "."). Names are not restricted:
+// a path is whatever the folder holds.
 //
 // Every disk access resolves symlinks first and refuses a path that
-// resolves outside the folder, a symlink loop, and anything that is
-// neither a regular file nor a folder; it then reads the resolved path.
+// resolves outside root, a symlink loop, and anything that is neither a
+// regular file nor a folder; it then reads the resolved path.
 type tree struct {
 	j *job
-	// root is the folder, absolute with symlinks resolved; kustomize
-	// sees the files below it.
+	// root is the folder nothing is read outside of, absolute with
+	// symlinks resolved: the render root for a plain folder, the
+	// component folder for a templated one. Paths are relative to it.
 	root string
+	// top is the component folder, a clean slash path relative to root
+	// ("." when it is root).
+	top  string
 	disk bool
 	mem  map[string][]byte // by slash path relative to root
 	// memDirs are the folders of mem's files, with ".".
 	memDirs map[string]bool
-	// hidden are top-level names that configure the component
-	// (ConfigFile, IgnoreFile): they do not exist for kustomize.
+	// hidden are the paths of the files that configure the component
+	// (ConfigFile, IgnoreFile in top): they do not exist for kustomize.
 	hidden map[string]bool
+	// ignore applies IgnoreFile below top.
 	ignore gitignore.IgnoreMatcher
 	// origin maps a rendered path to the template it came from, when
 	// the two differ (a template suffix was dropped).
@@ -108,7 +117,7 @@ func (t *tree) stat(rel string) (e entry, ok bool, err error) {
 	if b, ok := t.mem[rel]; ok {
 		return entry{real: rel, size: int64(len(b))}, true, nil
 	}
-	if t.memDirs[rel] && (!t.disk || rel != ".") {
+	if t.memDirs[rel] && !t.disk { // on disk, folders are the disk's
 		return entry{dir: true, real: rel}, true, nil
 	}
 	if !t.disk {
@@ -123,7 +132,7 @@ func (t *tree) stat(rel string) (e entry, ok bool, err error) {
 		return entry{}, false, t.j.refuse(rel, 0, "", "cannot resolve: %v", err)
 	}
 	if !within(real, t.root) {
-		return entry{}, false, t.j.refuse(rel, 0, "", "symlink points to %s, outside the component folder %s", real, t.root)
+		return entry{}, false, t.j.refuse(rel, 0, "", "symlink points to %s, outside %s", real, t.bound())
 	}
 	st, err := os.Stat(real)
 	if err != nil {
@@ -154,7 +163,32 @@ func readCapped(root, p string) ([]byte, error) {
 func isNotDir(err error) bool { return errors.Is(err, syscall.ENOTDIR) }
 
 func (t *tree) ignored(rel string, isDir bool) bool {
-	return t.ignore != nil && t.ignore.Match("/"+rel, isDir)
+	if t.ignore == nil {
+		return false
+	}
+	r, ok := t.fromTop(rel)
+	return ok && r != "." && t.ignore.Match("/"+r, isDir)
+}
+
+// fromTop returns rel (relative to root) relative to the component
+// folder, and whether it lies in it.
+func (t *tree) fromTop(rel string) (string, bool) {
+	switch {
+	case t.top == ".":
+		return rel, true
+	case rel == t.top:
+		return ".", true
+	}
+	r, ok := strings.CutPrefix(rel, t.top+"/")
+	return r, ok
+}
+
+// bound names the folder nothing is read outside of, for messages.
+func (t *tree) bound() string {
+	if t.disk {
+		return "the root " + t.root + " (--root sets another)"
+	}
+	return "the templated component folder " + t.root + " (a templated folder is read whole and alone)"
 }
 
 // errNotFile is what reading a missing file or a folder gives.
@@ -216,7 +250,7 @@ func (t *tree) readDir(rel string) ([]string, error) {
 	}
 	out := make([]string, 0, len(isDir))
 	for n, dir := range isDir {
-		if (rel == "." && t.hidden[n]) || t.ignored(path.Join(rel, n), dir) {
+		if p := path.Join(rel, n); t.hidden[p] || t.ignored(p, dir) {
 			continue
 		}
 		out = append(out, n)
@@ -225,9 +259,10 @@ func (t *tree) readDir(rel string) ([]string, error) {
 	return out, nil
 }
 
-// yamlFiles lists the *.yaml and *.yml files below the folder, sorted,
-// following symlinks that stay inside it, except hidden files and
-// folders and the kustomization files of subfolders.
+// yamlFiles lists the *.yaml and *.yml files below the component folder
+// (relative to it), sorted, following symlinks that stay inside the root,
+// except hidden files and folders and the kustomization files of
+// subfolders.
 func (t *tree) yamlFiles() ([]string, error) {
 	var out []string
 	onPath := map[string]bool{}
@@ -270,8 +305,11 @@ func (t *tree) yamlFiles() ([]string, error) {
 		}
 		return nil
 	}
-	if err := walk(".", "."); err != nil {
+	if err := walk(t.top, t.top); err != nil {
 		return nil, err
+	}
+	for i, p := range out {
+		out[i], _ = t.fromTop(p)
 	}
 	sort.Strings(out)
 	return out, nil

@@ -15,18 +15,20 @@ import (
 	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/gitops"
 	"github.com/wavesmith/wavesmith/gitops/argocd"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/internal/golden"
+	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
 )
 
 func renderDir(t *testing.T, dir string) *render.Result {
 	t.Helper()
-	objs, err := render.Load([]string{dir}, nil)
+	objs, err := load.Inputs(context.Background(), "../..", builtin.Registry(), []string{dir}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := render.Render(context.Background(), objs, render.Options{Generators: builtin.Registry()})
+	res, err := render.Render(context.Background(), objs, render.Options{Engines: engines.Dialects(), Root: "../..", Generators: builtin.Registry()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +155,7 @@ spec:
 		comp("base", `, annotations: {wavesmith.io/apply-order: "7"}`, ""),
 		comp("dep", "", "  dependsOn: [{name: base}]\n"),
 		comp("late", "", "  wave: 20\n  dependsOn: [{name: dep}]\n"),
-	}, render.Options{Generators: builtin.Registry()})
+	}, render.Options{Engines: engines.Dialects(), Root: "../..", Generators: builtin.Registry()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,11 +257,11 @@ func TestDiscardObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs, err := render.Load([]string{"testdata/depends"}, nil)
+	objs, err := load.Inputs(context.Background(), "../..", builtin.Registry(), []string{"testdata/depends"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := render.Render(context.Background(), objs, render.Options{Generators: builtin.Registry(), DiscardObjects: true})
+	res, err := render.Render(context.Background(), objs, render.Options{Engines: engines.Dialects(), Root: "../..", Generators: builtin.Registry(), DiscardObjects: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,6 @@
 // Package engines is the table of the GitOps engines wavesmith knows. The
-// render engine iterates it for dialects and applier markers, the doors for
+// doors pass it to the render engine (render.Options.Engines: dialects and
+// applier markers; the engine imports no engine) and iterate it for
 // delivery files; adding an engine means adding its package (implementing
 // gitops.Engine) and one line here.
 package engines

@@ -13,8 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/gitops/flux"
 	"github.com/wavesmith/wavesmith/internal/golden"
+	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
 	wstree "github.com/wavesmith/wavesmith/tree"
@@ -27,7 +29,7 @@ func renderYAML(t *testing.T, stream string) *render.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := render.Render(context.Background(), objs, render.Options{Generators: builtin.Registry()})
+	res, err := render.Render(context.Background(), objs, render.Options{Engines: engines.Dialects(), Root: "../..", Generators: builtin.Registry()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,11 +192,11 @@ func keys(m map[string][]byte) []string {
 }
 
 func TestExamplesGolden(t *testing.T) {
-	objs, err := render.Load([]string{"../../testdata/examples"}, nil)
+	objs, err := load.Inputs(context.Background(), "../..", builtin.Registry(), []string{"../../testdata/examples"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := render.Options{Generators: builtin.Registry(), Root: "../.."}
+	opts := render.Options{Engines: engines.Dialects(), Generators: builtin.Registry(), Root: "../.."}
 	res, err := render.Render(context.Background(), objs, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -278,7 +280,7 @@ func TestParseSource(t *testing.T) {
 // dependency depends explicitly on the dependency's last wave, besides the
 // previous wave of the chain.
 func TestComponentDependencies(t *testing.T) {
-	objs, err := render.Load([]string{"../../testdata/examples"}, nil)
+	objs, err := load.Inputs(context.Background(), "../..", builtin.Registry(), []string{"../../testdata/examples"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +300,7 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := render.Render(context.Background(), append(objs, extra...), render.Options{Generators: builtin.Registry(), Root: "../.."})
+	res, err := render.Render(context.Background(), append(objs, extra...), render.Options{Engines: engines.Dialects(), Generators: builtin.Registry(), Root: "../.."})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,8 @@ import (
 
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops/engines"
+	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/internal/schemas"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
@@ -206,11 +208,11 @@ func wavesmith(t *testing.T, schemaKind string, doc []byte) error {
 			t.Fatal(err)
 		}
 	}
-	objs, err := render.LoadIn(dir, []string{filepath.Join(dir, "doc.yaml")}, nil)
+	objs, err := load.Inputs(context.Background(), dir, builtin.Registry(), []string{filepath.Join(dir, "doc.yaml")}, nil)
 	if err != nil {
 		return err
 	}
-	_, err = render.Render(context.Background(), objs, render.Options{Generators: builtin.Registry(), Root: dir, Namespace: "default"})
+	_, err = render.Render(context.Background(), objs, render.Options{Engines: engines.Dialects(), Generators: builtin.Registry(), Root: dir, Namespace: "default"})
 	return err
 }
 

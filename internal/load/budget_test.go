@@ -1,4 +1,4 @@
-package render
+package load
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/tree"
 )
@@ -44,7 +45,7 @@ func TestLoadReadsEachFileOnce(t *testing.T) {
 			for _, a := range tc.args {
 				args = append(args, filepath.Join(root, a))
 			}
-			objs, err := LoadIn(root, args, nil)
+			objs, err := loadIn(root, args, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,7 +77,7 @@ func TestLoadInputBudget(t *testing.T) {
 				}
 				f.Close()
 			}
-			_, err := LoadIn(root, []string{root}, nil)
+			_, err := loadIn(root, []string{root}, nil)
 			over := n*tree.MaxFileSize > MaxRenderInputSize
 			if got := errors.Is(err, ErrInputsTooLarge); got != over {
 				t.Fatalf("%d files of %d bytes: ErrInputsTooLarge %v, want %v (err: %v)", n, tree.MaxFileSize, got, over, err)
@@ -108,7 +109,7 @@ func TestLoadHugeFileKeepsItsError(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	_, err = LoadIn(root, []string{root}, nil)
+	_, err = loadIn(root, []string{root}, nil)
 	if !errors.Is(err, tree.ErrTooLarge) || errors.Is(err, ErrInputsTooLarge) {
 		t.Errorf("got %v, want tree.ErrTooLarge for the file alone", err)
 	}
@@ -127,7 +128,7 @@ func TestLoadStdinCountsInBudget(t *testing.T) {
 		}
 		f.Close()
 	}
-	_, err := LoadIn(root, []string{root, "-"}, strings.NewReader("apiVersion: v1\n"))
+	_, err := loadIn(root, []string{root, "-"}, strings.NewReader("apiVersion: v1\n"))
 	var merr *manifest.Error
 	if !errors.Is(err, ErrInputsTooLarge) || !errors.As(err, &merr) || merr.File != "-" {
 		t.Errorf("got %v, want ErrInputsTooLarge naming -", err)
@@ -142,8 +143,8 @@ func TestLoadDepth(t *testing.T) {
 			root := t.TempDir()
 			deep := filepath.Join(root, "in", strings.Repeat("a/", depth))
 			writeFile(t, filepath.Join(deep, "cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: deep}\n")
-			objs, err := LoadIn(root, []string{filepath.Join(root, "in")}, nil)
-			files, ferr := Files(filepath.Join(root, "in"))
+			objs, err := loadIn(root, []string{filepath.Join(root, "in")}, nil)
+			files, ferr := Files(root, filepath.Join(root, "in"))
 			if depth < MaxFolderDepth {
 				if err != nil || len(objs) != 1 || ferr != nil || len(files) != 1 {
 					t.Fatalf("depth %d: %d objects, %v; files %v, %v", depth, len(objs), err, files, ferr)
@@ -167,7 +168,7 @@ func TestLoadContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, arg := range []string{"in", "in/a/cm.yaml"} {
-		if _, err := LoadInContext(ctx, root, []string{filepath.Join(root, arg)}, nil); !errors.Is(err, context.Canceled) {
+		if _, err := Inputs(ctx, root, builtin.Registry(), []string{filepath.Join(root, arg)}, nil); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: got %v, want context.Canceled", arg, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package render
+package load
 
 import (
 	"errors"
@@ -37,7 +37,7 @@ func TestLoadEmptyRecord(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			objs, err := LoadIn(dir, []string{filepath.Join(dir, "deploy")}, nil)
+			objs, err := loadIn(dir, []string{filepath.Join(dir, "deploy")}, nil)
 			if !tc.err {
 				if err != nil || len(objs) != 1 {
 					t.Fatalf("a rendered tree is skipped: %d objects, %v", len(objs), err)

@@ -1,7 +1,9 @@
-package render
+package load
 
 import (
+	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/tree"
 )
@@ -24,7 +27,7 @@ func TestLoadSymlinkLoop(t *testing.T) {
 	if err := os.Symlink("..", filepath.Join(dir, "a", "loop")); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Load([]string{dir}, nil)
+	_, err := loadIn(dir, []string{dir}, nil)
 	if !errors.Is(err, ErrSymlinkLoop) {
 		t.Fatalf("want ErrSymlinkLoop, got %v", err)
 	}
@@ -50,7 +53,7 @@ func TestLoadSkipsSources(t *testing.T) {
 	write("chart/templates/t.yaml", "{{ .Values.x }}\n")
 	write(".git/x.yaml", "not: an object\n")
 	write("README.md", "# hi\n")
-	objs, err := Load([]string{dir}, nil)
+	objs, err := loadIn(dir, []string{dir}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +170,7 @@ func TestLoadConfined(t *testing.T) {
 			var objs []*manifest.Object
 			var err error
 			done := make(chan struct{})
-			go func() { defer close(done); objs, err = LoadIn(root, args, nil) }()
+			go func() { defer close(done); objs, err = loadIn(root, args, nil) }()
 			select {
 			case <-done:
 			case <-time.After(30 * time.Second):
@@ -241,6 +244,27 @@ func TestLoadNeverDropsSpecs(t *testing.T) {
 			err:  ErrSourceCoversSpec,
 			text: []string{"c.yaml:", "spec.valuesFiles[0]", "k.yaml, which holds Kaoto.designer.kaoto.io/demo/k"},
 		},
+		"BaseOfOverlay": {
+			reason: "the base an overlay names is the Component's source too, not loose objects",
+			files: map[string]string{
+				"c.yaml":                           component("c", "{kustomization: {path: overlays/prod}}"),
+				"overlays/prod/kustomization.yaml": "resources: [../../base]\n",
+				"base/kustomization.yaml":          "resources: [cm.yaml]\n",
+				"base/cm.yaml":                     "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: base}\n",
+			},
+			want: []string{"c"},
+		},
+		"SpecInBase": {
+			reason: "a spec in the base an overlay names is an error naming both",
+			files: map[string]string{
+				"c.yaml":                           component("c", "{kustomization: {path: overlays/prod}}"),
+				"overlays/prod/kustomization.yaml": "resources: [../../base]\n",
+				"base/kustomization.yaml":          "resources: []\n",
+				"base/k.yaml":                      kaoto,
+			},
+			err:  ErrSourceCoversSpec,
+			text: []string{"c.yaml:", "spec.source.kustomization.path", "base covers", "Kaoto.designer.kaoto.io/demo/k"},
+		},
 		"BrokenSpecInSource": {
 			reason: "a broken spec inside a source folder keeps its error",
 			files: map[string]string{
@@ -257,7 +281,7 @@ func TestLoadNeverDropsSpecs(t *testing.T) {
 			for p, s := range tc.files {
 				writeFile(t, filepath.Join(root, p), s)
 			}
-			objs, err := LoadIn(root, []string{root}, nil)
+			objs, err := loadIn(root, []string{root}, nil)
 			if !errors.Is(err, tc.err) {
 				t.Fatalf("%s: want %v, got %v", tc.reason, tc.err, err)
 			}
@@ -300,12 +324,17 @@ func symlink(t *testing.T, target, p string) {
 	}
 }
 
+// loadIn loads with wavesmith's generators.
+func loadIn(root string, paths []string, stdin io.Reader) ([]*manifest.Object, error) {
+	return Inputs(context.Background(), root, builtin.Registry(), paths, stdin)
+}
+
 // TestLoadMissingInput: a missing input is named once, as the user wrote
 // it, without the system call (not "nope: statat nope: ...").
 func TestLoadMissingInput(t *testing.T) {
 	dir := t.TempDir()
 	nope := filepath.Join(dir, "nope")
-	_, err := LoadIn(dir, []string{nope}, nil)
+	_, err := loadIn(dir, []string{nope}, nil)
 	var me *manifest.Error
 	if !errors.Is(err, os.ErrNotExist) || !errors.As(err, &me) || me.File != nope {
 		t.Fatalf("want a manifest.Error for nope wrapping os.ErrNotExist, got %v", err)

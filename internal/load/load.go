@@ -1,4 +1,4 @@
-package render
+package load
 
 import (
 	"bytes"
@@ -14,21 +14,20 @@ import (
 
 	"github.com/monochromegane/go-gitignore"
 
+	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/parallel"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/tree"
 )
 
-// Load reads objects from paths below DefaultRoot(paths); see LoadIn.
-func Load(paths []string, stdin io.Reader) ([]*manifest.Object, error) {
-	return LoadIn(DefaultRoot(paths), paths, stdin)
-}
-
-// DefaultRoot is the root of a render of paths when none is given: the
-// git repository enclosing the first path (stdin alone: the current
-// folder). Outside a repository, the current folder when the first path
-// lies inside it, so that a layout that works in a repository works
-// without one (deploy/ naming ../charts/); else the first path's folder.
-func DefaultRoot(paths []string) string {
+// DefaultRoot is the root of a render of paths when the door is given
+// none: the git repository enclosing the first path (stdin alone: cwd).
+// Outside a repository, cwd (the door's working folder, absolute) when the
+// first path lies inside it, so that a layout that works in a repository
+// works without one (deploy/ naming ../charts/); else the first path's
+// folder. Relative paths are read from the process's working folder: only
+// doors call it.
+func DefaultRoot(paths []string, cwd string) string {
 	p := "."
 	for _, q := range paths {
 		if q != "-" {
@@ -43,18 +42,20 @@ func DefaultRoot(paths []string) string {
 	if ok {
 		return root
 	}
-	if cwd, err := os.Getwd(); err == nil && (root == cwd || strings.HasPrefix(root, strings.TrimSuffix(cwd, string(filepath.Separator))+string(filepath.Separator))) {
+	if cwd != "" && (root == cwd || strings.HasPrefix(root, strings.TrimSuffix(cwd, string(filepath.Separator))+string(filepath.Separator))) {
 		return cwd
 	}
 	return root
 }
 
-// LoadIn reads objects from paths: files, directories (recursively, files
-// ending in .yaml, .yml or .json, in lexical order) and "-" for stdin.
-// In directories, files named kustomization.yaml, Kptfile and the folders
-// of Helm charts (holding Chart.yaml) and hidden folders are skipped: they
-// are sources, not objects. A directory symlink loop is an error, and so
-// are folders nested more than MaxFolderDepth deep (ErrTooDeep).
+// Inputs reads the objects of a render from paths: files, directories
+// (recursively, files ending in .yaml, .yml or .json, in lexical order)
+// and "-" for stdin. In directories, files named kustomization.yaml,
+// Kptfile and the folders of Helm charts (holding Chart.yaml) and hidden
+// folders are skipped: they are sources, not objects. A directory symlink
+// loop is an error, and so are folders nested more than MaxFolderDepth
+// deep (ErrTooDeep). It gives up, with ctx's error, when ctx ends (the
+// render's --timeout): walking folders and reading files check it.
 //
 // Nothing is read outside root, through symlinks neither
 // (tree.ErrOutsideRoot); only regular files are read, each of at most
@@ -65,19 +66,22 @@ func DefaultRoot(paths []string) string {
 // decoded. A file named twice (twice on the command line, or a folder and
 // a file in it, or through a symlink) is read once, where it comes first.
 //
-// The files a Component reads (its kustomization folder, its values
-// files) are its sources, not objects of the render, and are left out;
-// but a source that covers a file holding a spec (the Component's own,
-// or another's) is an error naming both, and so is a source file that
-// does not decode but names a spec's apiVersion: no spec is ever dropped
-// silently.
-func LoadIn(root string, paths []string, stdin io.Reader) ([]*manifest.Object, error) {
-	return LoadInContext(context.Background(), root, paths, stdin)
-}
-
-// LoadInContext is LoadIn that gives up, with ctx's error, when ctx ends
-// (the render's --timeout): walking folders and reading files check it.
-func LoadInContext(ctx context.Context, root string, paths []string, stdin io.Reader) ([]*manifest.Object, error) {
+// reg decides what a spec is: an object of one of its kinds. The files
+// and folders a spec reads (what its generator reports through
+// generators.Reader: a Component's source folder, its values files) are
+// its sources, not objects of the render, and are left out; but a source
+// that covers a file holding a spec (the reader's own, or another's) is
+// an error naming both (ErrSourceCoversSpec), and so is a source file
+// that does not decode but names the apiVersion of one of reg's groups:
+// no spec is ever dropped silently.
+func Inputs(ctx context.Context, root string, reg generators.Registry, paths []string, stdin io.Reader) ([]*manifest.Object, error) {
+	if reg == nil {
+		return nil, ErrNoGenerators
+	}
+	if root == "" {
+		return nil, ErrNoRoot
+	}
+	k := newKinds(reg)
 	r, err := tree.OpenRoot(root)
 	if err != nil {
 		return nil, err
@@ -145,7 +149,7 @@ func LoadInContext(ctx context.Context, root string, paths []string, stdin io.Re
 	// The total, checked before anything is read: the error names the
 	// same file whatever the order reads finish in. A file over the cap
 	// of one file is not read at all: its own error says so (or, for a
-	// Component's source, the Component's).
+	// spec's source, the spec's).
 	var total int64
 	for i, in := range inputs {
 		if in.size > tree.MaxFileSize {
@@ -161,7 +165,7 @@ func LoadInContext(ctx context.Context, root string, paths []string, stdin io.Re
 	specAPI := make([]bool, len(inputs)) // a file that did not decode names a spec's apiVersion
 	var read atomic.Int64                // files may grow after they were listed
 	budget := manifest.NewBudget(manifest.MaxRenderDecodedSize)
-	parallel(len(inputs), func(i int) {
+	parallel.Do(len(inputs), func(i int) {
 		file := inputs[i].path
 		if err := ctx.Err(); err != nil {
 			errs[i] = &manifest.Error{File: file, Err: err}
@@ -178,23 +182,23 @@ func LoadInContext(ctx context.Context, root string, paths []string, stdin io.Re
 			errs[i] = &manifest.Error{File: file, Err: inputsTooLarge(total + n)}
 			return
 		}
-		if inputs[i].candidate && !namesSpecAPI(b) {
+		if inputs[i].candidate && !k.namesSpecAPI(b) {
 			return // a file of a chart
 		}
 		docs[i], errs[i] = budget.Decode(file, b)
 		if errs[i] != nil {
-			specAPI[i] = namesSpecAPI(b)
+			specAPI[i] = k.namesSpecAPI(b)
 		}
 		// b is dropped here: only the objects stay.
 	})
 	stdinData = nil
-	// Files a Component uses (its kustomization folder, its values files)
-	// are its sources, not objects of the render.
-	used := componentSources(docs)
+	// The files and folders specs read are their sources, not objects of
+	// the render.
+	used := k.sources(docs, root)
 	var out []*manifest.Object
 	for i, d := range docs {
 		file := inputs[i].path
-		if inputs[i].candidate && errs[i] == nil && firstSpec(d) == nil {
+		if inputs[i].candidate && errs[i] == nil && k.firstSpec(d) == nil {
 			continue // a file of a chart
 		}
 		src := used.covering(file)
@@ -202,7 +206,7 @@ func LoadInContext(ctx context.Context, root string, paths []string, stdin io.Re
 			out = append(out, d...)
 			continue
 		}
-		if spec := firstSpec(d); spec != nil {
+		if spec := k.firstSpec(d); spec != nil {
 			errs[i] = src.obj.FieldError(src.field, fmt.Errorf("%w: %s covers %s, which holds %s: a spec is never a source", ErrSourceCoversSpec, src.path, file, spec.Key()))
 			continue
 		}
@@ -212,7 +216,7 @@ func LoadInContext(ctx context.Context, root string, paths []string, stdin io.Re
 		}
 		errs[i] = nil // a source: a template need not decode
 	}
-	if err := sortedJoin(errs); err != nil {
+	if err := manifest.JoinSorted(errs); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -231,6 +235,16 @@ const MaxRenderInputSize = 256 << 20
 const MaxFolderDepth = 256
 
 var (
+	// ErrNoGenerators: loading was given no generator registry; every
+	// door passes one (generators/builtin.Registry()).
+	ErrNoGenerators = errors.New("no generator registry: the door passes one")
+	// ErrNoRoot: loading was given no root; every door decides one.
+	ErrNoRoot = errors.New("no root: the door decides one")
+	// ErrSymlinkLoop: a folder symlink leads back to a folder being read.
+	ErrSymlinkLoop = errors.New("directory symlink loop")
+	// ErrSourceCoversSpec: a file or folder a spec reads covers a file
+	// holding a spec (its own, or another).
+	ErrSourceCoversSpec = generators.ErrSourceCoversSpec
 	// ErrInputsTooLarge: the files of a render hold more than
 	// MaxRenderInputSize bytes together.
 	ErrInputsTooLarge = errors.New("inputs too large")
@@ -242,7 +256,7 @@ func inputsTooLarge(total int64) error {
 	return fmt.Errorf("%w: with this file, the inputs of the render hold %d bytes, more than the %d (%d MiB) all the files of one render may hold", ErrInputsTooLarge, total, MaxRenderInputSize, MaxRenderInputSize>>20)
 }
 
-// input is a file Load reads.
+// input is a file Inputs reads.
 type input struct {
 	path string // as listed; "-" for stdin
 	size int64  // as listed
@@ -267,13 +281,39 @@ func resolved(p string) string {
 	return abs
 }
 
-// specGKs are the spec kinds Load never drops.
-var specGKs = map[string]bool{componentGK: true, "designer.kaoto.io/Kaoto": true}
+// kinds is what a registry says about the objects loaded: which are
+// specs, and what each spec reads.
+type kinds struct {
+	reg generators.Registry
+	// apis are the apiVersion prefixes of the registry's groups
+	// ("wavesmith.io/v"): a file that does not decode but holds one may
+	// be a broken spec.
+	apis [][]byte
+}
+
+func newKinds(reg generators.Registry) kinds {
+	k := kinds{reg: reg}
+	seen := map[string]bool{}
+	for _, gk := range reg.Kinds() {
+		g, _, _ := strings.Cut(gk, "/")
+		if !seen[g] {
+			seen[g] = true
+			k.apis = append(k.apis, []byte(g+"/v"))
+		}
+	}
+	return k
+}
+
+// isSpec tells whether o is of a spec kind of the registry.
+func (k kinds) isSpec(o *manifest.Object) bool {
+	_, ok := k.reg.Lookup(o)
+	return ok
+}
 
 // firstSpec returns the first spec among objs, or nil.
-func firstSpec(objs []*manifest.Object) *manifest.Object {
+func (k kinds) firstSpec(objs []*manifest.Object) *manifest.Object {
 	for _, o := range objs {
-		if specGKs[o.Group()+"/"+o.Kind()] {
+		if k.isSpec(o) {
 			return o
 		}
 	}
@@ -282,11 +322,16 @@ func firstSpec(objs []*manifest.Object) *manifest.Object {
 
 // namesSpecAPI tells whether a file that did not decode looks like a spec
 // (names the apiVersion of one): its error must not be discarded.
-func namesSpecAPI(b []byte) bool {
-	return bytes.Contains(b, []byte("designer.kaoto.io/")) || bytes.Contains(b, []byte("wavesmith.io/v"))
+func (k kinds) namesSpecAPI(b []byte) bool {
+	for _, api := range k.apis {
+		if bytes.Contains(b, api) {
+			return true
+		}
+	}
+	return false
 }
 
-// source is a file or folder a Component reads.
+// source is a file or folder a spec reads.
 type source struct {
 	abs   string
 	obj   *manifest.Object
@@ -294,7 +339,7 @@ type source struct {
 	path  string // as written
 }
 
-// sources are the files and folders Components read.
+// sources are the files and folders specs read.
 type sources []source
 
 // covering returns the source that file is or lies below, or nil.
@@ -314,33 +359,26 @@ func (s sources) covering(file string) *source {
 	return nil
 }
 
-// componentSources lists the folders and values files of the Components
-// among docs, resolved against each spec's file.
-func componentSources(docs [][]*manifest.Object) sources {
+// sources lists what the specs among docs read, as their generators
+// report it (generators.Reader), resolved against each spec's file.
+func (k kinds) sources(docs [][]*manifest.Object, root string) sources {
 	var out sources
 	for _, d := range docs {
 		for _, o := range d {
-			if o.Group()+"/"+o.Kind() != componentGK || o.Source.File == "" || o.Source.File == "-" {
+			if o.Source.File == "" || o.Source.File == "-" {
 				continue
 			}
-			spec, _ := o.Map["spec"].(map[string]any)
-			src, _ := spec["source"].(map[string]any)
-			add := func(field, rel string) {
-				if abs, err := filepath.Abs(filepath.Join(filepath.Dir(o.Source.File), rel)); err == nil {
-					out = append(out, source{abs: abs, obj: o, field: field, path: rel})
-				}
+			g, ok := k.reg.Lookup(o)
+			if !ok {
+				continue
 			}
-			for _, k := range []string{"chart", "kustomization"} {
-				if m, ok := src[k].(map[string]any); ok {
-					if p, ok := m["path"].(string); ok {
-						add("spec.source."+k+".path", p)
-					}
-				}
+			r, ok := g.(generators.Reader)
+			if !ok {
+				continue
 			}
-			vf, _ := spec["valuesFiles"].([]any)
-			for i, v := range vf {
-				if p, ok := v.(string); ok {
-					add(fmt.Sprintf("spec.valuesFiles[%d]", i), p)
+			for _, rd := range r.Reads(o, root) {
+				if abs, err := filepath.Abs(filepath.Join(filepath.Dir(o.Source.File), rd.Path)); err == nil {
+					out = append(out, source{abs: abs, obj: o, field: rd.Field, path: rd.Path})
 				}
 			}
 		}
@@ -348,14 +386,14 @@ func componentSources(docs [][]*manifest.Object) sources {
 	return out
 }
 
-// Files lists the files Load reads under the folder dir: *.yaml, *.yml
-// and *.json, recursively, in name order, following symlinks that stay
-// below DefaultRoot([dir]) and refusing loops, skipping hidden entries,
-// Helm chart folders and kustomization, Kptfile and values files; then
-// the top-level files of chart folders, which Load reads when they hold
-// a spec.
-func Files(dir string) ([]string, error) {
-	r, err := tree.OpenRoot(DefaultRoot([]string{dir}))
+// Files lists the files Inputs reads under the folder dir, inside root:
+// *.yaml, *.yml and *.json, recursively, in name order, following
+// symlinks that stay below root and refusing loops, skipping hidden
+// entries, Helm chart folders and kustomization, Kptfile and values
+// files; then the top-level files of chart folders, which Inputs reads
+// when they hold a spec.
+func Files(root, dir string) ([]string, error) {
+	r, err := tree.OpenRoot(root)
 	if err != nil {
 		return nil, err
 	}
@@ -615,13 +653,20 @@ func FindRepository(dir string) (string, bool) {
 	}
 }
 
-// WithoutComponentSources drops the objects that come from files a
-// Component among objs reads (its kustomization folder, its values files):
-// they are rendered through the Component, not on their own. A spec is
-// never a source: a file a Component reads that holds a spec is an error
-// naming both (ErrSourceCoversSpec), as Load reports it.
-func WithoutComponentSources(objs []*manifest.Object) ([]*manifest.Object, error) {
-	used := componentSources([][]*manifest.Object{objs})
+// WithoutSources drops the objects that come from files a spec among
+// objs reads (as its generator in reg reports it, generators.Reader: a
+// Component's kustomization folder, its values files): they are rendered
+// through the spec, not on their own. A spec is never a source: a file a
+// spec reads that holds a spec is an error naming both
+// (ErrSourceCoversSpec), as Inputs reports it. root is the render's: a
+// generator reads nothing outside it to answer. The KRM function, whose
+// objects come in a ResourceList rather than from files, calls it.
+func WithoutSources(objs []*manifest.Object, reg generators.Registry, root string) ([]*manifest.Object, error) {
+	if reg == nil {
+		return nil, ErrNoGenerators
+	}
+	k := newKinds(reg)
+	used := k.sources([][]*manifest.Object{objs}, root)
 	if len(used) == 0 {
 		return objs, nil
 	}
@@ -635,13 +680,9 @@ func WithoutComponentSources(objs []*manifest.Object) ([]*manifest.Object, error
 		switch {
 		case src == nil:
 			out = append(out, o)
-		case specGKs[o.Group()+"/"+o.Kind()]:
+		case k.isSpec(o):
 			errs = append(errs, src.obj.FieldError(src.field, fmt.Errorf("%w: %s covers %s, which holds %s: a spec is never a source", ErrSourceCoversSpec, src.path, o.Source.File, o.Key())))
 		}
 	}
-	return out, sortedJoin(errs)
+	return out, manifest.JoinSorted(errs)
 }
-
-// componentGK: until Load takes the generators' Reader interface, the
-// Component kind whose sources it skips.
-const componentGK = "wavesmith.io/Component"

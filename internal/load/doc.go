@@ -1,0 +1,16 @@
+// Package load reads a render's inputs: the objects in the files and
+// folders a door names, under the root the door decided, and nothing else.
+//
+// It knows no spec kind. The generator registry the door passes decides
+// which objects are specs (generators.Registry.Lookup), and each spec's
+// generator says what the spec reads (generators.Reader): those files and
+// folders are the spec's sources, never loose objects of the render. A
+// source that covers a file holding a spec, of any kind of the registry,
+// is an error naming both (ErrSourceCoversSpec): no spec is dropped
+// silently. Folders are walked once each, confined to the root
+// (tree.Root), within MaxFolderDepth and MaxRenderInputSize, skipping
+// .wavesmithignore entries, hidden entries and rendered trees.
+//
+// The doors (cmd/wavesmith, argocdcmp, functions) call it; the engine
+// (package render) takes the objects it returns.
+package load
