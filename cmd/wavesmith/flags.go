@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -26,58 +24,83 @@ import (
 	"github.com/wavesmith/wavesmith/tree"
 )
 
-// flagFields maps each configuration field (its JSON path in a
-// RenderConfig spec) to the flag that sets it.
-var flagFields = map[string]string{
-	"platform": "platform", "namespace": "namespace", "dialects": "dialects", "kubeVersion": "kube-version",
-	"apiVersions": "api-versions", "apiResources": "api-resources", "partOf": "part-of", "wave": "wave", "timeout": "timeout", "output": "output",
-	"policies.adoption": "adoption-policy", "policies.update": "update-policy",
-	"policies.delete": "delete-policy", "policies.reconcile": "reconcile-policy",
-	"treePath": "tree-path", "flux": "flux",
-	"flux.name": "flux-name", "flux.namespace": "flux-namespace", "flux.source": "flux-source",
-	"flux.interval": "flux-interval", "flux.timeout": "flux-timeout",
-	"argocd": "argocd", "argocd.repo": "argocd-repo", "argocd.revision": "argocd-revision", "argocd.name": "argocd-name",
-	"argocd.namespace": "argocd-namespace", "argocd.project": "argocd-project",
-	"argocd.destinationNamespace": "argocd-dest-namespace",
+// flagName is the flag of a configuration field (its JSON path in a
+// RenderConfig spec), from config.Settings; "" for none.
+func flagName(path string) string {
+	if path == "output" {
+		return "output"
+	}
+	if s := config.Lookup(path); s != nil {
+		return s.Flag
+	}
+	return ""
 }
 
-// renderFlags are the settings every rendering command shares.
+// renderFlags are the settings every rendering command shares. The flags
+// of the settings themselves (config.Settings) hold their values in the
+// command's flag set: flagLayer reads those given.
 type renderFlags struct {
-	platform, namespace, dialects, kubeVersion, apiVersions, root, partOf string
-	apiResources                                                          string
-	wave                                                                  int
-	adoption, update, delete, reconcile, timeout, configFile              string
-	quiet                                                                 bool
-	verbose                                                               bool
+	root, configFile string
+	quiet            bool
+	verbose          bool
 	// noProject: the command reads no project file unless --config names one.
 	noProject bool
 }
 
 func (f *renderFlags) bind(c *cobra.Command) {
+	bindSettings(c, config.Flags)
 	fs := c.Flags()
-	fs.StringVar(&f.platform, "platform", "", "kubernetes (Ingress) or openshift (Route); default: openshift when --api-versions lists route.openshift.io/v1, else kubernetes"+argocdHelp("platform"))
-	fs.StringVarP(&f.namespace, "namespace", "n", "", "namespace of specs that have none (default: env ARGOCD_APP_NAMESPACE, else \"default\")")
-	fs.StringVar(&f.dialects, "dialects", "argocd,flux", "engines whose annotations are written: argocd, flux, or none"+argocdHelp("dialects"))
-	fs.StringVar(&f.kubeVersion, "kube-version", "", "Kubernetes version offered to charts and templates (default: env KUBE_VERSION, else the version of the Kubernetes libraries wavesmith is built with; see 'wavesmith version')")
-	fs.StringVar(&f.apiVersions, "api-versions", "", "comma-separated API versions of the target cluster (default: env KUBE_API_VERSIONS)")
-	fs.StringVar(&f.apiResources, "api-resources", "", "a file holding the output of 'kubectl api-resources' for the target cluster: which kinds are cluster-scoped, for custom resources whose CRD is not in the render (the built-in kinds of Kubernetes and the CRDs among the inputs are known)")
 	fs.StringVar(&f.root, "root", "", "folder nothing is read outside of, through symlinks neither: inputs, the project file, the tree record, api-resources, chart and kustomization sources, values files (default: under Argo CD the checkout, the current folder less env ARGOCD_APP_SOURCE_PATH; else the git repository enclosing the first PATH (without PATH: the current folder; for check: DIR), else that folder)")
-	fs.StringVar(&f.partOf, "part-of", "", "app.kubernetes.io/part-of for objects without one (default: the owning spec's name)")
-	fs.IntVar(&f.wave, "wave", 0, "default apply-order (wave) of objects, -32768..32767"+argocdHelp("wave"))
-	fs.StringVar(&f.adoption, "adoption-policy", "", "default adoption-policy: never, if-unowned, always"+argocdHelp("adoption-policy"))
-	fs.StringVar(&f.update, "update-policy", "", "default update-policy: replace, ssa-merge, ssa-override, recreate"+argocdHelp("update-policy"))
-	fs.StringVar(&f.delete, "delete-policy", "", "default delete-policy: delete, orphan, orphan-on-apply, orphan-on-delete"+argocdHelp("delete-policy"))
-	fs.StringVar(&f.reconcile, "reconcile-policy", "", "default reconcile-policy: on-object-change, on-object-or-component-change, once"+argocdHelp("reconcile-policy"))
-	fs.StringVar(&f.timeout, "timeout", "", fmt.Sprintf("time a render may take, templates included (default %s)", config.DefaultTimeout)+argocdHelp("timeout"))
-	fs.StringVar(&f.configFile, "config", "", "a RenderConfig file to read settings from (default: "+config.ProjectFile+" in the current folder when no PATH is given)")
+	fs.StringVar(&f.configFile, "config", "", "a RenderConfig file to read settings from (default: the project file "+config.ProjectFile+", found from the current folder up to the root, when no PATH is given)")
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "do not print warnings")
-	fs.BoolVarP(&f.verbose, "verbose", "v", false, "list the files read and what each spec produced, with timings")
-	complete(c, "platform", "kubernetes", "openshift")
-	complete(c, "dialects", "argocd,flux", "argocd", "flux", "none")
-	complete(c, "adoption-policy", "never", "if-unowned", "always")
-	complete(c, "update-policy", "replace", "ssa-merge", "ssa-override", "recreate")
-	complete(c, "delete-policy", "delete", "orphan", "orphan-on-apply", "orphan-on-delete")
-	complete(c, "reconcile-policy", "on-object-change", "on-object-or-component-change", "once")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "list the project file read (or not), the files read and what each spec produced, with timings")
+}
+
+// bindSettings binds a flag for each setting of config.Settings that
+// comes through door, its help made from the table.
+func bindSettings(c *cobra.Command, door config.Door) {
+	for i := range config.Settings {
+		s := &config.Settings[i]
+		if !s.Takes(door) {
+			continue
+		}
+		help := s.Describe()
+		if s.Takes(config.ArgoCD) {
+			help += argocdHelp(s.Param)
+		}
+		fl := c.Flags().VarPF(&settingValue{s: s}, s.Flag, s.Short, help)
+		if s.Type == config.Section {
+			fl.NoOptDefVal = "true"
+		}
+		switch {
+		case s.Type == config.List && len(s.Values) > 0:
+			complete(c, s.Flag, append([]string{strings.Join(s.Values[:len(s.Values)-1], ",")}, s.Values...)...)
+		case len(s.Values) > 0:
+			complete(c, s.Flag, s.Values...)
+		}
+	}
+}
+
+// settingValue is the flag of a setting: its value as given, checked
+// (an integer, a boolean) when the flag is parsed.
+type settingValue struct {
+	s *config.Setting
+	v string
+}
+
+func (v *settingValue) String() string { return v.v }
+func (v *settingValue) Type() string {
+	if v.s.Type == config.List {
+		return "strings"
+	}
+	return string(v.s.Type)
+}
+func (v *settingValue) Set(s string) error {
+	if err := v.s.Set(&v1alpha1.RenderConfigSpec{}, s); err != nil {
+		return err
+	}
+	v.v = s
+	return nil
 }
 
 // complete offers values of an enum flag to shell completion.
@@ -92,47 +115,20 @@ func argocdHelp(param string) string {
 	return fmt.Sprintf(" (Argo CD: parameter %q, else env %s)", param, argocdcmp.EnvVar(param))
 }
 
-// flagLayer is the configuration the flags given on the command line set.
-func flagLayer(c *cobra.Command, f *renderFlags, t *treeFlags) config.Layer {
+// flagLayer is the configuration the flags given on the command line set:
+// every setting of config.Settings whose flag c has and was given.
+func flagLayer(c *cobra.Command) config.Layer {
 	l := config.Layer{Name: "flags", FieldName: func(path string) string {
-		if n, ok := flagFields[path]; ok {
+		if n := flagName(path); n != "" {
 			return "--" + n
 		}
 		return ""
 	}}
-	s := &l.Spec
-	changed := func(name string) bool { fl := c.Flags().Lookup(name); return fl != nil && fl.Changed }
-	str := func(name string, dst *string, v string) {
-		if changed(name) {
-			*dst = v
+	for i := range config.Settings {
+		s := &config.Settings[i]
+		if fl := c.Flags().Lookup(s.Flag); fl != nil && fl.Changed {
+			_ = s.Set(&l.Spec, fl.Value.String()) // checked when parsed (settingValue.Set)
 		}
-	}
-	str("platform", &s.Platform, f.platform)
-	str("namespace", &s.Namespace, f.namespace)
-	str("kube-version", &s.KubeVersion, f.kubeVersion)
-	str("api-resources", &s.APIResources, f.apiResources)
-	str("part-of", &s.PartOf, f.partOf)
-	str("timeout", &s.Timeout, f.timeout)
-	if changed("api-versions") {
-		s.APIVersions = config.SplitList(f.apiVersions)
-	}
-	if changed("dialects") {
-		s.Dialects = []string{f.dialects}
-	}
-	if changed("wave") {
-		w := int32(max(min(f.wave, math.MaxInt32), math.MinInt32)) // Options checks the range
-		s.Wave = &w
-	}
-	p := v1alpha1.Policies{}
-	str("adoption-policy", &p.Adoption, f.adoption)
-	str("update-policy", &p.Update, f.update)
-	str("delete-policy", &p.Delete, f.delete)
-	str("reconcile-policy", &p.Reconcile, f.reconcile)
-	if p != (v1alpha1.Policies{}) {
-		s.Policies = &p
-	}
-	if t != nil {
-		t.layer(c, s)
 	}
 	return l
 }
@@ -205,7 +201,7 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 			s.close()
 		}
 	}()
-	layers := []config.Layer{flagLayer(c, f, t), params, env}
+	layers := []config.Layer{flagLayer(c), params, env}
 	switch {
 	case f.configFile != "":
 		l, err := config.ReadFile(s.root, f.configFile)
@@ -414,47 +410,16 @@ func commandLine(s *setup, out string) string {
 		args = append(args, "-o", out)
 	}
 	sp := s.merged.Spec
-	flag := func(path, v string) {
-		if v != "" {
-			args = append(args, "--"+flagFields[path], quoteArg(v))
+	for i := range config.Settings {
+		st := &config.Settings[i]
+		v := st.Get(&sp)
+		switch {
+		case v == "":
+		case st.Type == config.Section:
+			args = append(args, "--"+st.Flag)
+		default:
+			args = append(args, "--"+st.Flag, quoteArg(v))
 		}
-	}
-	flag("platform", sp.Platform)
-	flag("namespace", sp.Namespace)
-	if sp.Dialects != nil {
-		flag("dialects", strings.Join(sp.Dialects, ","))
-	}
-	flag("kubeVersion", sp.KubeVersion)
-	flag("apiVersions", strings.Join(sp.APIVersions, ","))
-	flag("apiResources", sp.APIResources)
-	flag("partOf", sp.PartOf)
-	if sp.Wave != nil {
-		flag("wave", strconv.Itoa(int(*sp.Wave)))
-	}
-	if p := sp.Policies; p != nil {
-		flag("policies.adoption", p.Adoption)
-		flag("policies.update", p.Update)
-		flag("policies.delete", p.Delete)
-		flag("policies.reconcile", p.Reconcile)
-	}
-	flag("timeout", sp.Timeout)
-	flag("treePath", sp.TreePath)
-	if x := sp.Flux; x != nil {
-		args = append(args, "--flux")
-		flag("flux.name", x.Name)
-		flag("flux.namespace", x.Namespace)
-		flag("flux.source", x.Source)
-		flag("flux.interval", x.Interval)
-		flag("flux.timeout", x.Timeout)
-	}
-	if x := sp.ArgoCD; x != nil {
-		args = append(args, "--argocd")
-		flag("argocd.repo", x.Repo)
-		flag("argocd.revision", x.Revision)
-		flag("argocd.name", x.Name)
-		flag("argocd.namespace", x.Namespace)
-		flag("argocd.project", x.Project)
-		flag("argocd.destinationNamespace", x.DestinationNamespace)
 	}
 	return strings.Join(args, " ")
 }

@@ -300,7 +300,7 @@ deletePolicy, reconcilePolicy, dialects, kubeVersion and apiVersions.`,
 			defer s.close()
 			ctx, cancel := context.WithTimeout(c.Context(), s.timeout)
 			defer cancel()
-			if err := functions.Run(ctx, c.InOrStdin(), c.OutOrStdout(), s.opts, flagLayer(c, &f, nil)); err != nil {
+			if err := functions.Run(ctx, c.InOrStdin(), c.OutOrStdout(), s.opts, flagLayer(c)); err != nil {
 				fmt.Fprintf(c.ErrOrStderr(), "%v\n", err)
 				return silentError{code: exitError}
 			}
