@@ -347,6 +347,22 @@ func Project(root *tree.Root, dir string) (l Layer, ok bool, err error) {
 	return l, true, err
 }
 
+// FindProject looks for the project file as git looks for .git: in dir,
+// then in each folder above it up to the root's folder, never above it.
+// It returns the nearest one, named by its path from dir ("../"
+// repeated, so that its relative paths stay relative to its folder), ok
+// false when there is none. dir outside the root: dir alone.
+func FindProject(root *tree.Root, dir string) (l Layer, ok bool, err error) {
+	for d := dir; ; d = filepath.Join(d, "..") {
+		if l, ok, err := Project(root, d); ok || err != nil {
+			return l, ok, err
+		}
+		if rel, err := root.Rel(d); err != nil || rel == "." {
+			return Layer{}, false, nil
+		}
+	}
+}
+
 // Encode writes spec as a RenderConfig document, deterministically.
 func Encode(spec v1alpha1.RenderConfigSpec, name string) []byte {
 	rc := v1alpha1.RenderConfig{Spec: spec}

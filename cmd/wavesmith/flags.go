@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -202,6 +203,7 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 		}
 	}()
 	layers := []config.Layer{flagLayer(c), params, env}
+	var project *config.Layer // the project file found, when read
 	switch {
 	case f.configFile != "":
 		l, err := config.ReadFile(s.root, f.configFile)
@@ -209,12 +211,23 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 			return nil, usage(err)
 		}
 		layers = append(layers, l)
-	case len(args) == 0 && !f.noProject:
-		l, ok, err := config.Project(s.root, ".")
-		if err != nil {
+	case !f.noProject:
+		l, ok, err := config.FindProject(s.root, ".")
+		switch {
+		case len(args) > 0:
+			if ok && err == nil && f.verbose { // found, not read: said, never silently
+				fmt.Fprintf(c.ErrOrStderr(), "not reading the project file %s: PATH given (--config %s reads it)\n", l.Name, l.Name)
+			}
+		case err != nil:
 			return nil, usage(err)
-		}
-		if ok {
+		case ok:
+			if f.verbose {
+				fmt.Fprintf(c.ErrOrStderr(), "read the project file %s\n", l.Name)
+			}
+			if len(l.Spec.Inputs) == 0 && l.Dir != "." { // its folder
+				l.Spec.Inputs = []string{"."}
+			}
+			project = &l
 			layers = append(layers, l)
 		}
 	}
@@ -270,13 +283,72 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 	s.inputs = args
 	if len(s.inputs) == 0 {
 		s.inputs = s.merged.Spec.Inputs
+		if project != nil && argocdcmp.Active(os.Getenv) && project.Dir != "." {
+			if s.inputs, err = applicationInputs(project, s.inputs); err != nil {
+				return nil, usage(err)
+			}
+		}
 	}
 	if len(s.inputs) == 0 {
+		if err := wholeFolder(); err != nil && project == nil && f.configFile == "" && !f.noProject {
+			return nil, usage(err)
+		}
 		s.inputs = []string{"."}
 	}
 	s.opts.Root = rootDir
 	return s, nil
 }
+
+// applicationInputs are, under Argo CD, the inputs of a project file
+// found above the application folder (the current one) that concern the
+// application: those inside its folder, and its folder when an input
+// holds it. The Application renders its folder, never another's; a
+// project file none of whose inputs concerns it is an error, never
+// silently ignored.
+func applicationInputs(project *config.Layer, inputs []string) ([]string, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	outside := func(rel string) bool { return rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) }
+	var out []string
+	for _, in := range inputs {
+		if in == "-" {
+			continue
+		}
+		abs, err := filepath.Abs(in)
+		if err != nil {
+			return nil, err
+		}
+		if rel, err := filepath.Rel(cwd, abs); err == nil && !outside(rel) {
+			out = append(out, rel) // in the application folder
+		} else if rel, err := filepath.Rel(abs, cwd); err == nil && !outside(rel) {
+			out = append(out, ".") // holds the application folder
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: spec.inputs %s: none is the application folder (%s=%s) or lies in it, or holds it: add it to the inputs, or give the application its own project file", project.Name, strings.Join(inputs, ", "), argocdcmp.EnvSourcePath, os.Getenv(argocdcmp.EnvSourcePath))
+	}
+	return slices.Compact(out), nil
+}
+
+// wholeFolder refuses to read the current folder, for want of PATH and
+// of a project file, when it is the file system's root or the home
+// folder: a whole disk walked by mistake, never a deployment.
+func wholeFolder() error {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	home, _ := os.UserHomeDir()
+	if filepath.Dir(cwd) == cwd || home != "" && filepath.Clean(home) == cwd {
+		return fmt.Errorf("%w: no PATH and no project file (%s), and the current folder %s is the file system's root or the home folder: name what to render (wavesmith render PATH, \".\" to mean this folder)", errWholeFolder, config.ProjectFile, cwd)
+	}
+	return nil
+}
+
+// errWholeFolder: without PATH, the current folder is / or the home folder.
+var errWholeFolder = errors.New("refusing to read the whole folder")
 
 // decideRoot is the one rule for the root of a render, decided before
 // any file is read: --root; under Argo CD the checkout

@@ -34,8 +34,10 @@ files, folders (recursively: *.yaml, *.yml, *.json; a .wavesmithignore in a
 folder lists, in gitignore syntax, what to leave out) or standard input
 ("-"), and writes every object with the recommended labels and the wave and
 policy annotations of Argo CD and Flux. Without PATH it reads the project
-file ` + config.ProjectFile + ` of the current folder (inputs, output and
-every setting), else the current folder.
+file ` + config.ProjectFile + ` (inputs, output and every setting) of the
+current folder or of the nearest folder above it, up to the root, as git
+finds .git; else it reads the current folder (never / nor the home folder:
+name them to render them).
 
 Without -o, or with -o -, it writes one YAML stream on standard output (or,
 with --format json, one JSON v1 List): what an Argo CD config management
