@@ -49,24 +49,32 @@ type renderFlags struct {
 }
 
 func (f *renderFlags) bind(c *cobra.Command) {
-	bindSettings(c, config.Flags)
+	bindSettings(c, config.Flags, !f.noProject)
 	fs := c.Flags()
-	fs.StringVar(&f.root, "root", "", "folder nothing is read outside of, through symlinks neither: inputs, the project file, the tree record, api-resources, chart and kustomization sources, values files (default: under Argo CD the checkout, the current folder less env ARGOCD_APP_SOURCE_PATH; else the git repository enclosing the first PATH (without PATH: the current folder; for check: DIR), else that folder)")
-	fs.StringVar(&f.configFile, "config", "", "a RenderConfig file to read settings from (default: the project file "+config.ProjectFile+", found from the current folder up to the root, when no PATH is given)")
+	rootHelp := "folder nothing is read outside of, through symlinks neither: inputs, the project file, the tree record, api-resources, chart and kustomization sources, values files (default: under Argo CD the checkout, the current folder less env ARGOCD_APP_SOURCE_PATH; else the git repository enclosing the first PATH (without PATH: the current folder; for check: DIR), else that folder)"
+	configHelp := "a RenderConfig file to read settings from (default: the project file " + config.ProjectFile + ", found from the current folder up to the root, when no PATH is given)"
+	if f.noProject {
+		rootHelp = "folder nothing is read outside of, through symlinks neither: --config, api-resources, chart and kustomization sources, values files (default: the git repository enclosing the current folder, else that folder)"
+		configHelp = "a RenderConfig file to read settings from, under the flags (no project file is read)"
+	}
+	fs.StringVar(&f.root, "root", "", rootHelp)
+	fs.StringVar(&f.configFile, "config", "", configHelp)
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "do not print warnings")
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "list the project file read (or not), the files read and what each spec produced, with timings")
 }
 
 // bindSettings binds a flag for each setting of config.Settings that
-// comes through door, its help made from the table.
-func bindSettings(c *cobra.Command, door config.Door) {
+// comes through door, its help made from the table; argocd: the help
+// names the setting's Argo CD parameter, if any (not for fn, which Argo
+// CD never runs).
+func bindSettings(c *cobra.Command, door config.Door, argocd bool) {
 	for i := range config.Settings {
 		s := &config.Settings[i]
 		if !s.Takes(door) {
 			continue
 		}
 		help := s.Describe()
-		if s.Takes(config.ArgoCD) {
+		if argocd && s.Takes(config.ArgoCD) {
 			help += argocdHelp(s.Param)
 		}
 		fl := c.Flags().VarPF(&settingValue{s: s}, s.Flag, s.Short, help)

@@ -21,7 +21,7 @@ import (
 type treeFlags struct{}
 
 func (f *treeFlags) bind(c *cobra.Command) {
-	bindSettings(c, config.TreeFlags)
+	bindSettings(c, config.TreeFlags, true)
 	complete(c, "flux-source", "GitRepository/", "OCIRepository/", "Bucket/", "ExternalArtifact/")
 }
 
