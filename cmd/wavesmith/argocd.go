@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wavesmith/wavesmith/argocdcmp"
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/generators/builtin"
-	"github.com/wavesmith/wavesmith/render"
 	"github.com/wavesmith/wavesmith/tree"
 )
 
@@ -45,16 +43,9 @@ Argo CD takes a folder when the command exits 0 and prints something.`,
 				if dir == "" {
 					return usage(errors.New("an empty DIR (an unset shell variable?): name a folder, \".\" for the current one"))
 				}
-				r := root
-				if r == "" {
-					ar, err := argocdcmp.Root(os.Getenv)
-					if err != nil {
-						return usage(err)
-					}
-					r = ar
-				}
-				if r == "" {
-					r = render.DefaultRoot([]string{dir})
+				r, err := (&renderFlags{root: root}).decideRoot([]string{dir}, "") // the one rule
+				if err != nil {
+					return usage(err)
 				}
 				files, err := argocdcmp.Discover(dir, r, builtin.Registry())
 				if err != nil {
