@@ -235,6 +235,14 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 			if len(l.Spec.Inputs) == 0 && l.Dir != "." { // its folder
 				l.Spec.Inputs = []string{"."}
 			}
+			if l.Dir != "." && argocdcmp.Active(os.Getenv) {
+				// The repository's project file, shared with the CLI: its
+				// tree settings are for render -o and check, not for the
+				// plugin, whose objects go to standard output.
+				if dropped := dropTreeSettings(&l.Spec); len(dropped) > 0 {
+					fmt.Fprintf(c.ErrOrStderr(), "%s: %s: not used under Argo CD (objects go to standard output)\n", l.Name, strings.Join(dropped, ", "))
+				}
+			}
 			project = &l
 			layers = append(layers, l)
 		}
@@ -338,6 +346,22 @@ func applicationInputs(project *config.Layer, inputs []string) ([]string, error)
 		return nil, fmt.Errorf("%s: spec.inputs %s: none is the application folder (%s=%s) or lies in it, or holds it: add it to the inputs, or give the application its own project file", project.Name, strings.Join(inputs, ", "), argocdcmp.EnvSourcePath, os.Getenv(argocdcmp.EnvSourcePath))
 	}
 	return slices.Compact(out), nil
+}
+
+// dropTreeSettings clears the settings of spec that only a tree uses
+// (output, treePath, flux, argocd) and names those it cleared.
+func dropTreeSettings(spec *v1alpha1.RenderConfigSpec) []string {
+	var dropped []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"spec.output", spec.Output != "" && spec.Output != "-"}, {"spec.treePath", spec.TreePath != ""}, {"spec.flux", spec.Flux != nil}, {"spec.argocd", spec.ArgoCD != nil}} {
+		if f.set {
+			dropped = append(dropped, f.name)
+		}
+	}
+	spec.Output, spec.TreePath, spec.Flux, spec.ArgoCD = "", "", nil, nil
+	return dropped
 }
 
 // wholeFolder refuses to read the current folder, for want of PATH and

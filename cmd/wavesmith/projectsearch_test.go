@@ -147,3 +147,42 @@ func TestWholeFolderRefused(t *testing.T) {
 		t.Errorf("wholeFolder in /: %v, want errWholeFolder", err)
 	}
 }
+
+// TestDocumentedProjectFileUnderArgoCD runs the documentation's examples
+// exactly as written: the project file of docs/configuration.md (at the
+// repository root: inputs [deploy], an output tree for Flux and Argo CD,
+// platform: openshift) and the Application of docs/argocd.md (path:
+// deploy, parameter update-policy: ssa-merge, destination namespace
+// demo). Under the plugin the project file is found above the
+// application folder; its tree settings are said unused; the Kaoto gets
+// a Route and the parameter's policy.
+func TestDocumentedProjectFileUnderArgoCD(t *testing.T) {
+	read := func(file string) string {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	project := fenced(t, read("../../docs/configuration.md"), "```yaml\n# .wavesmith.yaml\n")
+	app := fenced(t, read("../../docs/argocd.md"), "```yaml\napiVersion: argoproj.io/v1alpha1\nkind: Application\n")
+	for _, s := range []string{"path: deploy", "{name: update-policy, string: ssa-merge}", "namespace: demo}"} {
+		if !strings.Contains(app, s) {
+			t.Fatalf("docs/argocd.md's Application no longer says %q: update this test", s)
+		}
+	}
+	repo := readmeLayout(t, false)
+	if err := os.WriteFile(filepath.Join(repo, ".wavesmith.yaml"), []byte(project), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	setEnv(t, map[string]string{"ARGOCD_APP_NAME": "designers", "ARGOCD_APP_SOURCE_PATH": "deploy", "ARGOCD_APP_NAMESPACE": "demo",
+		"ARGOCD_APP_PARAMETERS": `[{"name":"update-policy","string":"ssa-merge"}]`})
+	t.Chdir(filepath.Join(repo, "deploy"))
+	code, out, stderr := wavesmith(t, "", "render")
+	got := readRender(t, code, out, stderr, []string{"wavesmith.io/update-policy"})
+	want := rendered{Code: exitOK, Kinds: routeKinds, Annotations: map[string]string{"wavesmith.io/update-policy": "ssa-merge"},
+		Stderr: "wavesmith (argocd app designers): ../.wavesmith.yaml: spec.output, spec.flux, spec.argocd: not used under Argo CD (objects go to standard output)\n"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
