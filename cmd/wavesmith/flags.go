@@ -219,6 +219,9 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 			return nil, usage(err)
 		}
 		layers = append(layers, l)
+		if p, ok, err := config.FindProject(s.root, "."); f.verbose && ok && err == nil && filepath.Clean(p.Name) != filepath.Clean(f.configFile) {
+			fmt.Fprintf(c.ErrOrStderr(), "not reading the project file %s: --config %s given\n", p.Name, f.configFile)
+		}
 	case !f.noProject:
 		l, ok, err := config.FindProject(s.root, ".")
 		switch {

@@ -98,6 +98,13 @@ func TestProjectFileNotSilent(t *testing.T) {
 	if want := "read the project file ../.wavesmith.yaml\n"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
+	if err := os.WriteFile("../other.yaml", []byte("apiVersion: wavesmith.io/v1alpha1\nkind: RenderConfig\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, stderr = wavesmith(t, "", "render", "--config", "../other.yaml", "-v")
+	if want := "not reading the project file ../.wavesmith.yaml: --config ../other.yaml given\n"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
 	// --config reads it from anywhere, its paths relative to it.
 	code, out, stderr := wavesmith(t, "", "render", "--config", "../.wavesmith.yaml")
 	if got := readRender(t, code, out, stderr, nil); !cmp.Equal(got.Kinds, routeKinds) {
