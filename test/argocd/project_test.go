@@ -2,10 +2,10 @@ package argocd_test
 
 import (
 	"context"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
-
-	"path/filepath"
 )
 
 // TestPluginProjectFileAtRepositoryRoot runs the documented layout through
@@ -19,9 +19,18 @@ func TestPluginProjectFileAtRepositoryRoot(t *testing.T) {
 	writeFile(t, filepath.Join(repo, ".wavesmith.yaml"), "apiVersion: wavesmith.io/v1alpha1\nkind: RenderConfig\nmetadata: {name: platform}\nspec:\n  inputs: [deploy]\n  platform: openshift\n")
 	appPath := filepath.Join(repo, "deploy")
 	writeFile(t, filepath.Join(appPath, "kaoto.yaml"), "apiVersion: designer.kaoto.io/v1alpha1\nkind: Kaoto\nmetadata: {name: designer, namespace: demo}\nspec:\n  ingress: {}\n")
-	env := application{name: "designers", namespace: "demo", sourcePath: "deploy", kubeVersion: "1.34.2"}.environ(t)
+	writeFile(t, filepath.Join(repo, "other", "kaoto.yaml"), "apiVersion: designer.kaoto.io/v1alpha1\nkind: Kaoto\nmetadata: {name: other, namespace: demo}\nspec: {}\n")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+
+	// An Application of a folder the project file's inputs do not
+	// concern: refused, naming the file, no manifests (never a sibling's).
+	other := application{name: "other", namespace: "demo", sourcePath: "other", kubeVersion: "1.34.2"}.environ(t)
+	if m, err := generate(ctx, repo, filepath.Join(repo, "other"), other); err == nil || !strings.Contains(err.Error(), "none is the application folder") {
+		t.Errorf("path: other, project inputs [deploy]: %d manifests, error %v; want the refusal", len(m), err)
+	}
+
+	env := application{name: "designers", namespace: "demo", sourcePath: "deploy", kubeVersion: "1.34.2"}.environ(t)
 	manifests, err := generate(ctx, repo, appPath, env)
 	if err != nil {
 		t.Fatal(err)
