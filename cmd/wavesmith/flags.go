@@ -219,16 +219,20 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 			return nil, usage(err)
 		}
 		layers = append(layers, l)
-		if p, ok, err := config.FindProject(s.root, "."); f.verbose && ok && err == nil && filepath.Clean(p.Name) != filepath.Clean(f.configFile) {
-			fmt.Fprintf(c.ErrOrStderr(), "not reading the project file %s: --config %s given\n", p.Name, f.configFile)
+		if f.verbose { // a project file found and not read is said, never silently
+			if p, ok, err := config.FindProject(s.root, "."); ok && err == nil && filepath.Clean(p.Name) != filepath.Clean(f.configFile) {
+				fmt.Fprintf(c.ErrOrStderr(), "not reading the project file %s: --config %s given\n", p.Name, f.configFile)
+			}
+		}
+	case len(args) > 0:
+		if f.verbose && !f.noProject {
+			if p, ok, err := config.FindProject(s.root, "."); ok && err == nil {
+				fmt.Fprintf(c.ErrOrStderr(), "not reading the project file %s: PATH given (--config %s reads it)\n", p.Name, p.Name)
+			}
 		}
 	case !f.noProject:
 		l, ok, err := config.FindProject(s.root, ".")
 		switch {
-		case len(args) > 0:
-			if ok && err == nil && f.verbose { // found, not read: said, never silently
-				fmt.Fprintf(c.ErrOrStderr(), "not reading the project file %s: PATH given (--config %s reads it)\n", l.Name, l.Name)
-			}
 		case err != nil:
 			return nil, usage(err)
 		case ok:
