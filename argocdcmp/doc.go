@@ -9,7 +9,10 @@
 //   - ARGOCD_APP_NAME, ARGOCD_APP_NAMESPACE, ARGOCD_APP_SOURCE_PATH,
 //     KUBE_VERSION, KUBE_API_VERSIONS.
 //
-// Layers turns them into configuration layers (package config):
+// The parameters are the rows of config.Settings that take config.ArgoCD
+// (Parameters); kustomize/argocd/plugin.yaml announces the same, a test
+// in package config keeps them in step. Layers turns them into
+// configuration layers (package config):
 // parameters win over env entries, which win over the project file; the
 // environment Argo CD describes the cluster with comes below the project
 // file. Parameters and env entries are read only under Argo CD

@@ -7,7 +7,6 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
@@ -30,19 +29,25 @@ const (
 type Parameter struct{ Name, Field string }
 
 // Parameters are the settings an Application may give, named like the CLI
-// flags they default.
-var Parameters = []Parameter{
-	{"platform", "platform"}, {"dialects", "dialects"}, {"wave", "wave"},
-	{"adoption-policy", "policies.adoption"}, {"update-policy", "policies.update"},
-	{"delete-policy", "policies.delete"}, {"reconcile-policy", "policies.reconcile"},
-	{"timeout", "timeout"},
+// flags they default: the settings of config.Settings that come through
+// config.ArgoCD, in the table's order.
+var Parameters = parameters()
+
+func parameters() []Parameter {
+	var ps []Parameter
+	for _, s := range config.Settings {
+		if s.Takes(config.ArgoCD) {
+			ps = append(ps, Parameter{Name: s.Param, Field: s.Path})
+		}
+	}
+	return ps
 }
 
 // EnvVar is the ARGOCD_ENV_ variable of a parameter:
 // update-policy -> ARGOCD_ENV_UPDATE_POLICY.
-func EnvVar(param string) string {
-	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(param, "-", "_"))
-}
+func EnvVar(param string) string { return config.EnvVar(param) }
+
+func parameterField(name string) string { p, _ := parameter(name); return p.Field }
 
 func parameter(name string) (Parameter, bool) {
 	for _, p := range Parameters {
@@ -130,37 +135,7 @@ func namer(name func(Parameter) string) func(string) string {
 // set writes a parameter's value into spec (checked later by
 // config.Merged.Options, which names where it came from).
 func set(spec *v1alpha1.RenderConfigSpec, p Parameter, v string) error {
-	v = strings.TrimSpace(v)
-	pol := func() *v1alpha1.Policies {
-		if spec.Policies == nil {
-			spec.Policies = &v1alpha1.Policies{}
-		}
-		return spec.Policies
-	}
-	switch p.Field {
-	case "platform":
-		spec.Platform = v
-	case "dialects":
-		spec.Dialects = []string{v}
-	case "wave":
-		w, err := strconv.ParseInt(v, 10, 32)
-		if err != nil {
-			return fmt.Errorf("wave %q: want an integer in -32768..32767", v)
-		}
-		w32 := int32(w)
-		spec.Wave = &w32
-	case "policies.adoption":
-		pol().Adoption = v
-	case "policies.update":
-		pol().Update = v
-	case "policies.delete":
-		pol().Delete = v
-	case "policies.reconcile":
-		pol().Reconcile = v
-	case "timeout":
-		spec.Timeout = v
-	}
-	return nil
+	return config.Lookup(p.Field).Set(spec, v)
 }
 
 // parseAppParameters decodes ARGOCD_APP_PARAMETERS. Unknown names, names
@@ -212,7 +187,7 @@ func parseAppParameters(s string) (map[string]string, error) {
 		switch {
 		case p.String != nil:
 			v = *p.String
-		case p.Array != nil && p.Name == "dialects":
+		case p.Array != nil && config.Lookup(parameterField(p.Name)).Type == config.List:
 			v = strings.Join(*p.Array, ",")
 		case p.Array != nil:
 			return nil, fmt.Errorf("%s: want a string, not an array", src)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -13,13 +14,14 @@ import (
 	"strings"
 	"time"
 
-	"sigs.k8s.io/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/internal/load"
+	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
 	"github.com/wavesmith/wavesmith/scope"
 	"github.com/wavesmith/wavesmith/tree"
@@ -313,27 +315,134 @@ func ReadFile(root *tree.Root, path string) (Layer, error) {
 
 // Parse reads a RenderConfig document; file names it in errors. An empty
 // file is an empty configuration (a project file may only mark a folder).
+// Mistakes are reported as spec errors are, all at once, each as
+// "file:line: RenderConfig/name: field.path: message" (manifest.Error,
+// wrapping ErrConfig): an unknown field lists the known ones, a value of
+// the wrong type says which type is wanted.
 func Parse(file string, b []byte) (Layer, error) {
+	empty := Layer{Name: file, Dir: filepath.Dir(file)}
 	if len(bytes.TrimSpace(b)) == 0 {
-		return Layer{Name: file, Dir: filepath.Dir(file)}, nil
+		return empty, nil
 	}
-	var rc v1alpha1.RenderConfig
-	j, err := yaml.YAMLToJSON(b)
+	objs, err := manifest.Decode(file, b)
 	if err != nil {
-		return Layer{}, fmt.Errorf("%s: %w: %v", file, ErrConfig, err)
+		return Layer{}, configErr{err}
 	}
-	if bytes.Equal(bytes.TrimSpace(j), []byte("null")) { // comments only
-		return Layer{Name: file, Dir: filepath.Dir(file)}, nil
+	switch len(objs) {
+	case 0: // comments only
+		return empty, nil
+	case 1:
+	default:
+		return Layer{}, configErr{&manifest.Error{File: file, Line: objs[1].Source.Line, Err: fmt.Errorf("%d documents: want one RenderConfig", len(objs))}}
 	}
-	dec := json.NewDecoder(bytes.NewReader(j))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rc); err != nil {
-		return Layer{}, fmt.Errorf("%s: %w: %v", file, ErrConfig, err)
+	o := objs[0]
+	if o.APIVersion() != v1alpha1.GroupVersion.String() || o.Kind() != v1alpha1.RenderConfigKind {
+		return Layer{}, configErr{&manifest.Error{File: file, Line: o.Source.Line, Err: fmt.Errorf("want apiVersion %s and kind %s, got %q and %q", v1alpha1.GroupVersion, v1alpha1.RenderConfigKind, o.APIVersion(), o.Kind())}}
 	}
-	if rc.APIVersion != v1alpha1.GroupVersion.String() || rc.Kind != v1alpha1.RenderConfigKind {
-		return Layer{}, fmt.Errorf("%s: %w: want apiVersion %s and kind %s, got %q and %q", file, ErrConfig, v1alpha1.GroupVersion, v1alpha1.RenderConfigKind, rc.APIVersion, rc.Kind)
+	var errs []error
+	for _, k := range manifest.SortedKeys(o.Map) {
+		switch k {
+		case "apiVersion", "kind", "metadata":
+		case "spec":
+			errs = append(errs, checkField(o, "spec", o.Map[k], reflect.TypeOf(v1alpha1.RenderConfigSpec{}))...)
+		default:
+			errs = append(errs, o.FieldError(k, configError(fmt.Sprintf("unknown field %q (known: apiVersion, kind, metadata, spec)", k))))
+		}
 	}
-	return Layer{Name: file, Spec: rc.Spec, Dir: filepath.Dir(file)}, nil
+	if len(errs) > 0 {
+		line := func(e error) int { var me *manifest.Error; errors.As(e, &me); return me.Line }
+		sort.SliceStable(errs, func(i, j int) bool { return line(errs[i]) < line(errs[j]) })
+		return Layer{}, manifest.Errors(errs)
+	}
+	j, err := json.Marshal(o.Map)
+	if err == nil {
+		var rc v1alpha1.RenderConfig
+		if err = json.Unmarshal(j, &rc); err == nil {
+			return Layer{Name: file, Spec: rc.Spec, Dir: filepath.Dir(file)}, nil
+		}
+	}
+	return Layer{}, configErr{&manifest.Error{File: file, Line: o.Source.Line, Err: err}} // checkField lets nothing through that fails here
+}
+
+// configError is a mistake in a RenderConfig document.
+type configError string
+
+func (e configError) Error() string { return string(e) }
+
+// Unwrap returns ErrConfig.
+func (e configError) Unwrap() error { return ErrConfig }
+
+// configErr wraps a decoding error, its text unchanged, with ErrConfig.
+type configErr struct{ err error }
+
+func (e configErr) Error() string { return e.err.Error() }
+
+// Unwrap returns ErrConfig and the cause.
+func (e configErr) Unwrap() []error { return []error{ErrConfig, e.err} }
+
+// checkField checks a decoded value against the Go type of its field:
+// unknown fields (with the known ones listed) and values of the wrong
+// type, every one, at their line.
+func checkField(o *manifest.Object, path string, v any, t reflect.Type) []error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if v == nil {
+		return nil
+	}
+	bad := func(want string) []error {
+		return []error{o.FieldError(path, configError(fmt.Sprintf("want %s, got %s", want, manifest.TypeName(v))))}
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return bad("a mapping")
+		}
+		fields := map[string]reflect.Type{}
+		var known []string
+		for i := 0; i < t.NumField(); i++ {
+			name := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
+			if name != "" && name != "-" {
+				fields[name] = t.Field(i).Type
+				known = append(known, name)
+			}
+		}
+		sort.Strings(known)
+		var errs []error
+		for _, k := range manifest.SortedKeys(m) {
+			ft, ok := fields[k]
+			if !ok {
+				errs = append(errs, o.FieldError(path+"."+k, configError(fmt.Sprintf("unknown field %q (known: %s)", k, strings.Join(known, ", ")))))
+				continue
+			}
+			errs = append(errs, checkField(o, path+"."+k, m[k], ft)...)
+		}
+		return errs
+	case reflect.Slice:
+		l, ok := v.([]any)
+		if !ok {
+			return bad("a list")
+		}
+		var errs []error
+		for i, e := range l {
+			errs = append(errs, checkField(o, fmt.Sprintf("%s[%d]", path, i), e, t.Elem())...)
+		}
+		return errs
+	case reflect.String:
+		if _, ok := v.(string); !ok {
+			return bad("a string")
+		}
+	case reflect.Int32:
+		if n, ok := v.(int64); !ok || n < math.MinInt32 || n > math.MaxInt32 {
+			return bad("an integer")
+		}
+	case reflect.Bool:
+		if _, ok := v.(bool); !ok {
+			return bad("a boolean")
+		}
+	}
+	return nil
 }
 
 // Project reads the project file of dir (ProjectFile) through root, ok
@@ -348,12 +457,28 @@ func Project(root *tree.Root, dir string) (l Layer, ok bool, err error) {
 	return l, true, err
 }
 
+// FindProject looks for the project file as git looks for .git: in dir,
+// then in each folder above it up to the root's folder, never above it.
+// It returns the nearest one, named by its path from dir ("../"
+// repeated, so that its relative paths stay relative to its folder), ok
+// false when there is none. dir outside the root: dir alone.
+func FindProject(root *tree.Root, dir string) (l Layer, ok bool, err error) {
+	for d := dir; ; d = filepath.Join(d, "..") {
+		if l, ok, err := Project(root, d); ok || err != nil {
+			return l, ok, err
+		}
+		if rel, err := root.Rel(d); err != nil || rel == "." {
+			return Layer{}, false, nil
+		}
+	}
+}
+
 // Encode writes spec as a RenderConfig document, deterministically.
 func Encode(spec v1alpha1.RenderConfigSpec, name string) []byte {
 	rc := v1alpha1.RenderConfig{Spec: spec}
 	rc.APIVersion, rc.Kind = v1alpha1.GroupVersion.String(), v1alpha1.RenderConfigKind
 	rc.Name = name
-	b, err := yaml.Marshal(rc)
+	b, err := sigsyaml.Marshal(rc)
 	if err != nil {
 		panic(fmt.Sprintf("encoding a RenderConfig: %v", err)) // plain strings and numbers only
 	}

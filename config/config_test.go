@@ -13,6 +13,7 @@ import (
 
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/tree"
 )
 
@@ -289,5 +290,43 @@ func TestReadFileRefuses(t *testing.T) {
 	}
 	if _, ok, err := Project(r, root); ok || err != nil {
 		t.Errorf("no project file: %v %v", ok, err)
+	}
+}
+
+// TestParseReportsAll: a project file's mistakes are reported as spec
+// errors are: every one at once, in line order, each at its line with its
+// field path, an unknown field with the known ones, never a json: prefix.
+func TestParseReportsAll(t *testing.T) {
+	const doc = "apiVersion: wavesmith.io/v1alpha1\nkind: RenderConfig\nmetadata: {name: p}\nspec:\n  inputs: [deploy, 3]\n  platfrom: openshift\n  wave: soon\n  policies: {updat: x}\nstatus: {}\n"
+	_, err := Parse(".wavesmith.yaml", []byte(doc))
+	var es manifest.Errors
+	if !errors.As(err, &es) || !errors.Is(err, ErrConfig) {
+		t.Fatalf("want manifest.Errors wrapping ErrConfig, got %T %v", err, err)
+	}
+	var got []string
+	for _, e := range es {
+		if !errors.Is(e, ErrConfig) {
+			t.Errorf("%v does not wrap ErrConfig", e)
+		}
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`.wavesmith.yaml:5: RenderConfig.wavesmith.io/p: spec.inputs[1]: want a string, got a number`,
+		`.wavesmith.yaml:6: RenderConfig.wavesmith.io/p: spec.platfrom: unknown field "platfrom" (known: apiResources, apiVersions, argocd, dialects, flux, inputs, kubeVersion, namespace, output, partOf, platform, policies, timeout, treePath, wave)`,
+		`.wavesmith.yaml:7: RenderConfig.wavesmith.io/p: spec.wave: want an integer, got string`,
+		`.wavesmith.yaml:8: RenderConfig.wavesmith.io/p: spec.policies.updat: unknown field "updat" (known: adoption, delete, reconcile, update)`,
+		`.wavesmith.yaml:9: RenderConfig.wavesmith.io/p: status: unknown field "status" (known: apiVersion, kind, metadata, spec)`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if strings.Contains(err.Error(), "json") {
+		t.Errorf("a json: prefix: %v", err)
+	}
+	for _, bad := range []string{"wave: 99999999999", "wave: 1.5", "flux: true", "dialects: argocd"} {
+		_, err := Parse("p.yaml", []byte("apiVersion: wavesmith.io/v1alpha1\nkind: RenderConfig\nspec:\n  "+bad+"\n"))
+		if !errors.Is(err, ErrConfig) || !strings.HasPrefix(err.Error(), "p.yaml:4: ") || strings.Contains(err.Error(), "json") {
+			t.Errorf("%s: %v", bad, err)
+		}
 	}
 }

@@ -7,6 +7,19 @@
 // names the flag, parameter or file field the user wrote; Options checks
 // the result and returns render.Options.
 //
+// Settings is the one table of settings: each row's path in a
+// RenderConfigSpec, its flag, its Argo CD parameter, its ConfigMap key
+// for the KRM function, its help, allowed values and default, and the
+// doors that take it. The flags, the parameters, the ConfigMap reader,
+// kustomize/argocd/plugin.yaml's announcement and the documentation's
+// tables are made from it (Setting.Set writes a value at its path; a
+// test keeps plugin.yaml and the docs in step: go test ./config -update).
+//
+// Parse reads a RenderConfig document as specs are read: every mistake
+// at once, each at its line and field path, unknown fields with the
+// known ones. FindProject finds the project file as git finds .git: from
+// a folder up to the root, never above it.
+//
 // Files are read only through a tree.Root, the render's root, which the
 // door decides before reading any (ReadFile, Project): a project file or
 // a record that is a symlink out of it, a FIFO or a device is an error.

@@ -116,3 +116,36 @@ func TestNotForFn(t *testing.T) {
 		t.Errorf("want an error result naming spec.output, got %v:\n%s", err, out)
 	}
 }
+
+// TestConfigMapFromSettings: the ConfigMap's keys are the table of
+// settings' (config.Settings); every bad key and value is reported at
+// once, an unknown key with the known ones.
+func TestConfigMapFromSettings(t *testing.T) {
+	data := map[string]string{}
+	for _, s := range config.Settings {
+		if s.Takes(config.ConfigMap) {
+			data[s.Key] = map[config.Type]string{config.Int: "2", config.List: "argocd"}[s.Type]
+			if data[s.Key] == "" {
+				data[s.Key] = "x"
+			}
+		}
+	}
+	spec, err := configFromData(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range config.Settings {
+		if s.Takes(config.ConfigMap) && s.Get(&spec) == "" {
+			t.Errorf("data.%s did not set spec.%s", s.Key, s.Path)
+		}
+	}
+	_, err = configFromData(map[string]string{"wave": "soon", "updatepolicy": "replace", "platform": "openshift"})
+	if !errors.Is(err, render.ErrOptions) {
+		t.Fatalf("want render.ErrOptions, got %v", err)
+	}
+	for _, want := range []string{`data.wave: "soon": want an integer`, "data.updatepolicy: unknown key (known: platform, namespace, dialects, kubeVersion, apiVersions, wave, adoptionPolicy, updatePolicy, deletePolicy, reconcilePolicy)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%v lacks %q", err, want)
+		}
+	}
+}

@@ -400,68 +400,45 @@ func decodeStrict(n *yaml.RNode, into *v1alpha1.RenderConfigSpec) error {
 	return nil
 }
 
-// configMapKey is the ConfigMap key of a configuration field.
+// configMapKey is the ConfigMap key of a configuration field
+// (config.Settings).
 func configMapKey(path string) string {
-	switch path {
-	case "policies.adoption":
-		return "adoptionPolicy"
-	case "policies.update":
-		return "updatePolicy"
-	case "policies.delete":
-		return "deletePolicy"
-	case "policies.reconcile":
-		return "reconcilePolicy"
+	if st := config.Lookup(path); st != nil && st.Key != "" {
+		return st.Key
 	}
 	return path
 }
 
-// configFromData reads the ConfigMap form: platform, namespace, wave,
-// adoptionPolicy, updatePolicy, deletePolicy, reconcilePolicy, dialects,
-// kubeVersion, apiVersions (the lists comma-separated).
+// configFromData reads the ConfigMap form: the keys of the settings of
+// config.Settings that come through config.ConfigMap (lists
+// comma-separated). Every bad key and value is reported, in key order.
 func configFromData(data map[string]string) (v1alpha1.RenderConfigSpec, error) {
 	var c v1alpha1.RenderConfigSpec
-	pol := &v1alpha1.Policies{}
+	byKey := map[string]*config.Setting{}
+	var known []string
+	for i := range config.Settings {
+		if st := &config.Settings[i]; st.Takes(config.ConfigMap) {
+			byKey[st.Key] = st
+			known = append(known, st.Key)
+		}
+	}
 	keys := make([]string, 0, len(data))
 	for k := range data {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	var errs []error
 	for _, k := range keys {
-		v := data[k]
-		switch k {
-		case "platform":
-			c.Platform = v
-		case "namespace":
-			c.Namespace = v
-		case "wave":
-			n, err := inventory.ParseOrder(v)
-			if err != nil {
-				return c, fmt.Errorf("%w: data.wave: %v", render.ErrOptions, err)
-			}
-			w := int32(n)
-			c.Wave = &w
-		case "adoptionPolicy":
-			pol.Adoption = v
-		case "updatePolicy":
-			pol.Update = v
-		case "deletePolicy":
-			pol.Delete = v
-		case "reconcilePolicy":
-			pol.Reconcile = v
-		case "dialects":
-			c.Dialects = []string{v}
-		case "kubeVersion":
-			c.KubeVersion = v
-		case "apiVersions":
-			c.APIVersions = config.SplitList(v)
-		default:
-			return c, fmt.Errorf("%w: data.%s: unknown key (known: platform, namespace, wave, adoptionPolicy, updatePolicy, deletePolicy, reconcilePolicy, dialects, kubeVersion, apiVersions)", render.ErrOptions, k)
+		st, ok := byKey[k]
+		if !ok {
+			errs = append(errs, fmt.Errorf("%w: data.%s: unknown key (known: %s)", render.ErrOptions, k, strings.Join(known, ", ")))
+			continue
+		}
+		if err := st.Set(&c, data[k]); err != nil {
+			errs = append(errs, fmt.Errorf("%w: data.%s: %v", render.ErrOptions, k, err))
 		}
 	}
-	if *pol != (v1alpha1.Policies{}) {
-		c.Policies = pol
-	}
-	return c, nil
+	return c, errors.Join(errs...)
 }
 
 // specConfig returns a copy of the functionConfig when it is itself a spec

@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/wavesmith/wavesmith/argocdcmp"
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/generators/builtin"
-	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/tree"
 )
 
@@ -40,25 +38,14 @@ Argo CD takes a folder when the command exits 0 and prints something.`,
 			if len(args) == 0 {
 				args = []string{"."}
 			}
-			cwd, err := os.Getwd()
-			if err != nil {
-				return err
-			}
 			w := bufio.NewWriter(c.OutOrStdout())
 			for _, dir := range args {
 				if dir == "" {
 					return usage(errors.New("an empty DIR (an unset shell variable?): name a folder, \".\" for the current one"))
 				}
-				r := root
-				if r == "" {
-					ar, err := argocdcmp.Root(os.Getenv, cwd)
-					if err != nil {
-						return usage(err)
-					}
-					r = ar
-				}
-				if r == "" {
-					r = load.DefaultRoot([]string{dir}, cwd)
+				r, err := (&renderFlags{root: root}).decideRoot([]string{dir}, "") // the one rule
+				if err != nil {
+					return usage(err)
 				}
 				files, err := argocdcmp.Discover(dir, r, builtin.Registry())
 				if err != nil {

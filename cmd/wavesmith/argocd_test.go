@@ -253,7 +253,7 @@ func TestArgoCDParameters(t *testing.T) {
 		"BadEnvWave": {
 			reason: "a bad ARGOCD_ENV_WAVE names the variable",
 			env:    map[string]string{"ARGOCD_ENV_WAVE": "soon"},
-			want:   usage(`ARGOCD_ENV_WAVE: wave "soon": want an integer in -32768..32767`),
+			want:   usage(`ARGOCD_ENV_WAVE: "soon": want an integer in -32768..32767`),
 		},
 		"BadEnvWaveRange": {
 			reason: "a wave out of range",
@@ -269,12 +269,12 @@ func TestArgoCDParameters(t *testing.T) {
 			reason: "a bad value is an error even when a flag overrides it: the Application is wrong",
 			env:    map[string]string{"ARGOCD_ENV_WAVE": "soon"},
 			args:   []string{"--wave", "1"},
-			want:   usage(`ARGOCD_ENV_WAVE: wave "soon": want an integer in -32768..32767`),
+			want:   usage(`ARGOCD_ENV_WAVE: "soon": want an integer in -32768..32767`),
 		},
 		"AppNamePrefix": {
 			reason: "under Argo CD, every stderr line names the application",
 			env:    map[string]string{"ARGOCD_APP_NAME": "shop", "ARGOCD_ENV_WAVE": "soon"},
-			want: rendered{Code: exitUsage, Stderr: `wavesmith (argocd app shop): error: ARGOCD_ENV_WAVE: wave "soon": want an integer in -32768..32767` + "\n" +
+			want: rendered{Code: exitUsage, Stderr: `wavesmith (argocd app shop): error: ARGOCD_ENV_WAVE: "soon": want an integer in -32768..32767` + "\n" +
 				"wavesmith (argocd app shop): Run 'wavesmith render --help' for usage.\n"},
 		},
 	}

@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -28,58 +27,91 @@ import (
 	"github.com/wavesmith/wavesmith/tree"
 )
 
-// flagFields maps each configuration field (its JSON path in a
-// RenderConfig spec) to the flag that sets it.
-var flagFields = map[string]string{
-	"platform": "platform", "namespace": "namespace", "dialects": "dialects", "kubeVersion": "kube-version",
-	"apiVersions": "api-versions", "apiResources": "api-resources", "partOf": "part-of", "wave": "wave", "timeout": "timeout", "output": "output",
-	"policies.adoption": "adoption-policy", "policies.update": "update-policy",
-	"policies.delete": "delete-policy", "policies.reconcile": "reconcile-policy",
-	"treePath": "tree-path", "flux": "flux",
-	"flux.name": "flux-name", "flux.namespace": "flux-namespace", "flux.source": "flux-source",
-	"flux.interval": "flux-interval", "flux.timeout": "flux-timeout",
-	"argocd": "argocd", "argocd.repo": "argocd-repo", "argocd.revision": "argocd-revision", "argocd.name": "argocd-name",
-	"argocd.namespace": "argocd-namespace", "argocd.project": "argocd-project",
-	"argocd.destinationNamespace": "argocd-dest-namespace",
+// flagName is the flag of a configuration field (its JSON path in a
+// RenderConfig spec), from config.Settings; "" for none.
+func flagName(path string) string {
+	if path == "output" {
+		return "output"
+	}
+	if s := config.Lookup(path); s != nil {
+		return s.Flag
+	}
+	return ""
 }
 
-// renderFlags are the settings every rendering command shares.
+// renderFlags are the settings every rendering command shares. The flags
+// of the settings themselves (config.Settings) hold their values in the
+// command's flag set: flagLayer reads those given.
 type renderFlags struct {
-	platform, namespace, dialects, kubeVersion, apiVersions, root, partOf string
-	apiResources                                                          string
-	wave                                                                  int
-	adoption, update, delete, reconcile, timeout, configFile              string
-	quiet                                                                 bool
-	verbose                                                               bool
+	root, configFile string
+	quiet            bool
+	verbose          bool
 	// noProject: the command reads no project file unless --config names one.
 	noProject bool
 }
 
 func (f *renderFlags) bind(c *cobra.Command) {
+	bindSettings(c, config.Flags, !f.noProject)
 	fs := c.Flags()
-	fs.StringVar(&f.platform, "platform", "", "kubernetes (Ingress) or openshift (Route); default: openshift when --api-versions lists route.openshift.io/v1, else kubernetes"+argocdHelp("platform"))
-	fs.StringVarP(&f.namespace, "namespace", "n", "", "namespace of specs that have none (default: env ARGOCD_APP_NAMESPACE, else \"default\")")
-	fs.StringVar(&f.dialects, "dialects", "argocd,flux", "engines whose annotations are written: argocd, flux, or none"+argocdHelp("dialects"))
-	fs.StringVar(&f.kubeVersion, "kube-version", "", "Kubernetes version offered to charts and templates (default: env KUBE_VERSION, else the version of the Kubernetes libraries wavesmith is built with; see 'wavesmith version')")
-	fs.StringVar(&f.apiVersions, "api-versions", "", "comma-separated API versions of the target cluster (default: env KUBE_API_VERSIONS)")
-	fs.StringVar(&f.apiResources, "api-resources", "", "a file holding the output of 'kubectl api-resources' for the target cluster: which kinds are cluster-scoped, for custom resources whose CRD is not in the render (the built-in kinds of Kubernetes and the CRDs among the inputs are known)")
-	fs.StringVar(&f.root, "root", "", "folder nothing is read outside of, through symlinks neither: inputs, the project file, the tree record, api-resources, chart and kustomization sources, values files (default: under Argo CD the checkout, the current folder less env ARGOCD_APP_SOURCE_PATH; else the git repository enclosing the first PATH (without PATH: the current folder; for check: DIR), else that folder)")
-	fs.StringVar(&f.partOf, "part-of", "", "app.kubernetes.io/part-of for objects without one (default: the owning spec's name)")
-	fs.IntVar(&f.wave, "wave", 0, "default apply-order (wave) of objects, -32768..32767"+argocdHelp("wave"))
-	fs.StringVar(&f.adoption, "adoption-policy", "", "default adoption-policy: never, if-unowned, always"+argocdHelp("adoption-policy"))
-	fs.StringVar(&f.update, "update-policy", "", "default update-policy: replace, ssa-merge, ssa-override, recreate"+argocdHelp("update-policy"))
-	fs.StringVar(&f.delete, "delete-policy", "", "default delete-policy: delete, orphan, orphan-on-apply, orphan-on-delete"+argocdHelp("delete-policy"))
-	fs.StringVar(&f.reconcile, "reconcile-policy", "", "default reconcile-policy: on-object-change, on-object-or-component-change, once"+argocdHelp("reconcile-policy"))
-	fs.StringVar(&f.timeout, "timeout", "", fmt.Sprintf("time a render may take, templates included (default %s)", config.DefaultTimeout)+argocdHelp("timeout"))
-	fs.StringVar(&f.configFile, "config", "", "a RenderConfig file to read settings from (default: "+config.ProjectFile+" in the current folder when no PATH is given)")
+	rootHelp := "folder nothing is read outside of, through symlinks neither: inputs, the project file, the tree record, api-resources, chart and kustomization sources, values files (default: under Argo CD the checkout, the current folder less env ARGOCD_APP_SOURCE_PATH; else the git repository enclosing the first PATH (without PATH: the current folder; for check: DIR), else that folder)"
+	configHelp := "a RenderConfig file to read settings from (default: the project file " + config.ProjectFile + ", found from the current folder up to the root, when no PATH is given)"
+	if f.noProject {
+		rootHelp = "folder nothing is read outside of, through symlinks neither: --config, api-resources, chart and kustomization sources, values files (default: the git repository enclosing the current folder, else that folder)"
+		configHelp = "a RenderConfig file to read settings from, under the flags (no project file is read)"
+	}
+	fs.StringVar(&f.root, "root", "", rootHelp)
+	fs.StringVar(&f.configFile, "config", "", configHelp)
 	fs.BoolVarP(&f.quiet, "quiet", "q", false, "do not print warnings")
-	fs.BoolVarP(&f.verbose, "verbose", "v", false, "list the files read and what each spec produced, with timings")
-	complete(c, "platform", "kubernetes", "openshift")
-	complete(c, "dialects", "argocd,flux", "argocd", "flux", "none")
-	complete(c, "adoption-policy", "never", "if-unowned", "always")
-	complete(c, "update-policy", "replace", "ssa-merge", "ssa-override", "recreate")
-	complete(c, "delete-policy", "delete", "orphan", "orphan-on-apply", "orphan-on-delete")
-	complete(c, "reconcile-policy", "on-object-change", "on-object-or-component-change", "once")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "list the project file read (or not), the files read and what each spec produced, with timings")
+}
+
+// bindSettings binds a flag for each setting of config.Settings that
+// comes through door, its help made from the table; argocd: the help
+// names the setting's Argo CD parameter, if any (not for fn, which Argo
+// CD never runs).
+func bindSettings(c *cobra.Command, door config.Door, argocd bool) {
+	for i := range config.Settings {
+		s := &config.Settings[i]
+		if !s.Takes(door) {
+			continue
+		}
+		help := s.Describe()
+		if argocd && s.Takes(config.ArgoCD) {
+			help += argocdHelp(s.Param)
+		}
+		fl := c.Flags().VarPF(&settingValue{s: s}, s.Flag, s.Short, help)
+		if s.Type == config.Section {
+			fl.NoOptDefVal = "true"
+		}
+		switch {
+		case s.Type == config.List && len(s.Values) > 0:
+			complete(c, s.Flag, append([]string{strings.Join(s.Values[:len(s.Values)-1], ",")}, s.Values...)...)
+		case len(s.Values) > 0:
+			complete(c, s.Flag, s.Values...)
+		}
+	}
+}
+
+// settingValue is the flag of a setting: its value as given, checked
+// (an integer, a boolean) when the flag is parsed.
+type settingValue struct {
+	s *config.Setting
+	v string
+}
+
+func (v *settingValue) String() string { return v.v }
+func (v *settingValue) Type() string {
+	if v.s.Type == config.List {
+		return "strings"
+	}
+	return string(v.s.Type)
+}
+func (v *settingValue) Set(s string) error {
+	if err := v.s.Set(&v1alpha1.RenderConfigSpec{}, s); err != nil {
+		return err
+	}
+	v.v = s
+	return nil
 }
 
 // complete offers values of an enum flag to shell completion.
@@ -94,47 +126,20 @@ func argocdHelp(param string) string {
 	return fmt.Sprintf(" (Argo CD: parameter %q, else env %s)", param, argocdcmp.EnvVar(param))
 }
 
-// flagLayer is the configuration the flags given on the command line set.
-func flagLayer(c *cobra.Command, f *renderFlags, t *treeFlags) config.Layer {
+// flagLayer is the configuration the flags given on the command line set:
+// every setting of config.Settings whose flag c has and was given.
+func flagLayer(c *cobra.Command) config.Layer {
 	l := config.Layer{Name: "flags", FieldName: func(path string) string {
-		if n, ok := flagFields[path]; ok {
+		if n := flagName(path); n != "" {
 			return "--" + n
 		}
 		return ""
 	}}
-	s := &l.Spec
-	changed := func(name string) bool { fl := c.Flags().Lookup(name); return fl != nil && fl.Changed }
-	str := func(name string, dst *string, v string) {
-		if changed(name) {
-			*dst = v
+	for i := range config.Settings {
+		s := &config.Settings[i]
+		if fl := c.Flags().Lookup(s.Flag); fl != nil && fl.Changed {
+			_ = s.Set(&l.Spec, fl.Value.String()) // checked when parsed (settingValue.Set)
 		}
-	}
-	str("platform", &s.Platform, f.platform)
-	str("namespace", &s.Namespace, f.namespace)
-	str("kube-version", &s.KubeVersion, f.kubeVersion)
-	str("api-resources", &s.APIResources, f.apiResources)
-	str("part-of", &s.PartOf, f.partOf)
-	str("timeout", &s.Timeout, f.timeout)
-	if changed("api-versions") {
-		s.APIVersions = config.SplitList(f.apiVersions)
-	}
-	if changed("dialects") {
-		s.Dialects = []string{f.dialects}
-	}
-	if changed("wave") {
-		w := int32(max(min(f.wave, math.MaxInt32), math.MinInt32)) // Options checks the range
-		s.Wave = &w
-	}
-	p := v1alpha1.Policies{}
-	str("adoption-policy", &p.Adoption, f.adoption)
-	str("update-policy", &p.Update, f.update)
-	str("delete-policy", &p.Delete, f.delete)
-	str("reconcile-policy", &p.Reconcile, f.reconcile)
-	if p != (v1alpha1.Policies{}) {
-		s.Policies = &p
-	}
-	if t != nil {
-		t.layer(c, s)
 	}
 	return l
 }
@@ -207,7 +212,8 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 			s.close()
 		}
 	}()
-	layers := []config.Layer{flagLayer(c, f, t), params, env}
+	layers := []config.Layer{flagLayer(c), params, env}
+	var project *config.Layer // the project file found, when read
 	switch {
 	case f.configFile != "":
 		l, err := config.ReadFile(s.root, f.configFile)
@@ -215,12 +221,38 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 			return nil, usage(err)
 		}
 		layers = append(layers, l)
-	case len(args) == 0 && !f.noProject:
-		l, ok, err := config.Project(s.root, ".")
-		if err != nil {
-			return nil, usage(err)
+		if f.verbose { // a project file found and not read is said, never silently
+			if p, ok, err := config.FindProject(s.root, "."); ok && err == nil && filepath.Clean(p.Name) != filepath.Clean(f.configFile) {
+				fmt.Fprintf(c.ErrOrStderr(), "not reading the project file %s: --config %s given\n", p.Name, f.configFile)
+			}
 		}
-		if ok {
+	case len(args) > 0:
+		if f.verbose && !f.noProject {
+			if p, ok, err := config.FindProject(s.root, "."); ok && err == nil {
+				fmt.Fprintf(c.ErrOrStderr(), "not reading the project file %s: PATH given (--config %s reads it)\n", p.Name, p.Name)
+			}
+		}
+	case !f.noProject:
+		l, ok, err := config.FindProject(s.root, ".")
+		switch {
+		case err != nil:
+			return nil, usage(err)
+		case ok:
+			if f.verbose {
+				fmt.Fprintf(c.ErrOrStderr(), "read the project file %s\n", l.Name)
+			}
+			if len(l.Spec.Inputs) == 0 && l.Dir != "." { // its folder
+				l.Spec.Inputs = []string{"."}
+			}
+			if l.Dir != "." && argocdcmp.Active(os.Getenv) {
+				// The repository's project file, shared with the CLI: its
+				// tree settings are for render -o and check, not for the
+				// plugin, whose objects go to standard output.
+				if dropped := dropTreeSettings(&l.Spec); len(dropped) > 0 {
+					fmt.Fprintf(c.ErrOrStderr(), "%s: %s: not used under Argo CD (objects go to standard output)\n", l.Name, strings.Join(dropped, ", "))
+				}
+			}
+			project = &l
 			layers = append(layers, l)
 		}
 	}
@@ -277,13 +309,88 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 	s.inputs = args
 	if len(s.inputs) == 0 {
 		s.inputs = s.merged.Spec.Inputs
+		if project != nil && argocdcmp.Active(os.Getenv) && project.Dir != "." {
+			if s.inputs, err = applicationInputs(project, s.inputs); err != nil {
+				return nil, usage(err)
+			}
+		}
 	}
 	if len(s.inputs) == 0 {
+		if err := wholeFolder(); err != nil && project == nil && f.configFile == "" && !f.noProject {
+			return nil, usage(err)
+		}
 		s.inputs = []string{"."}
 	}
 	s.opts.Root = rootDir
 	return s, nil
 }
+
+// applicationInputs are, under Argo CD, the inputs of a project file
+// found above the application folder (the current one) that concern the
+// application: those inside its folder, and its folder when an input
+// holds it. The Application renders its folder, never another's; a
+// project file none of whose inputs concerns it is an error, never
+// silently ignored.
+func applicationInputs(project *config.Layer, inputs []string) ([]string, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	outside := func(rel string) bool { return rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) }
+	var out []string
+	for _, in := range inputs {
+		if in == "-" {
+			continue
+		}
+		abs, err := filepath.Abs(in)
+		if err != nil {
+			return nil, err
+		}
+		if rel, err := filepath.Rel(cwd, abs); err == nil && !outside(rel) {
+			out = append(out, rel) // in the application folder
+		} else if rel, err := filepath.Rel(abs, cwd); err == nil && !outside(rel) {
+			out = append(out, ".") // holds the application folder
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: spec.inputs %s: none is the application folder (%s=%s) or lies in it, or holds it: add it to the inputs, or give the application its own project file", project.Name, strings.Join(inputs, ", "), argocdcmp.EnvSourcePath, os.Getenv(argocdcmp.EnvSourcePath))
+	}
+	return slices.Compact(out), nil
+}
+
+// dropTreeSettings clears the settings of spec that only a tree uses
+// (output, treePath, flux, argocd) and names those it cleared.
+func dropTreeSettings(spec *v1alpha1.RenderConfigSpec) []string {
+	var dropped []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"spec.output", spec.Output != "" && spec.Output != "-"}, {"spec.treePath", spec.TreePath != ""}, {"spec.flux", spec.Flux != nil}, {"spec.argocd", spec.ArgoCD != nil}} {
+		if f.set {
+			dropped = append(dropped, f.name)
+		}
+	}
+	spec.Output, spec.TreePath, spec.Flux, spec.ArgoCD = "", "", nil, nil
+	return dropped
+}
+
+// wholeFolder refuses to read the current folder, for want of PATH and
+// of a project file, when it is the file system's root or the home
+// folder: a whole disk walked by mistake, never a deployment.
+func wholeFolder() error {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	home, _ := os.UserHomeDir()
+	if filepath.Dir(cwd) == cwd || home != "" && filepath.Clean(home) == cwd {
+		return fmt.Errorf("%w: no PATH and no project file (%s), and the current folder %s is the file system's root or the home folder: name what to render (wavesmith render PATH, \".\" to mean this folder)", errWholeFolder, config.ProjectFile, cwd)
+	}
+	return nil
+}
+
+// errWholeFolder: without PATH, the current folder is / or the home folder.
+var errWholeFolder = errors.New("refusing to read the whole folder")
 
 // decideRoot is the one rule for the root of a render, decided before
 // any file is read: --root; under Argo CD the checkout
@@ -421,47 +528,16 @@ func commandLine(s *setup, out string) string {
 		args = append(args, "-o", out)
 	}
 	sp := s.merged.Spec
-	flag := func(path, v string) {
-		if v != "" {
-			args = append(args, "--"+flagFields[path], quoteArg(v))
+	for i := range config.Settings {
+		st := &config.Settings[i]
+		v := st.Get(&sp)
+		switch {
+		case v == "":
+		case st.Type == config.Section:
+			args = append(args, "--"+st.Flag)
+		default:
+			args = append(args, "--"+st.Flag, quoteArg(v))
 		}
-	}
-	flag("platform", sp.Platform)
-	flag("namespace", sp.Namespace)
-	if sp.Dialects != nil {
-		flag("dialects", strings.Join(sp.Dialects, ","))
-	}
-	flag("kubeVersion", sp.KubeVersion)
-	flag("apiVersions", strings.Join(sp.APIVersions, ","))
-	flag("apiResources", sp.APIResources)
-	flag("partOf", sp.PartOf)
-	if sp.Wave != nil {
-		flag("wave", strconv.Itoa(int(*sp.Wave)))
-	}
-	if p := sp.Policies; p != nil {
-		flag("policies.adoption", p.Adoption)
-		flag("policies.update", p.Update)
-		flag("policies.delete", p.Delete)
-		flag("policies.reconcile", p.Reconcile)
-	}
-	flag("timeout", sp.Timeout)
-	flag("treePath", sp.TreePath)
-	if x := sp.Flux; x != nil {
-		args = append(args, "--flux")
-		flag("flux.name", x.Name)
-		flag("flux.namespace", x.Namespace)
-		flag("flux.source", x.Source)
-		flag("flux.interval", x.Interval)
-		flag("flux.timeout", x.Timeout)
-	}
-	if x := sp.ArgoCD; x != nil {
-		args = append(args, "--argocd")
-		flag("argocd.repo", x.Repo)
-		flag("argocd.revision", x.Revision)
-		flag("argocd.name", x.Name)
-		flag("argocd.namespace", x.Namespace)
-		flag("argocd.project", x.Project)
-		flag("argocd.destinationNamespace", x.DestinationNamespace)
 	}
 	return strings.Join(args, " ")
 }

@@ -250,7 +250,7 @@ func TestJSONStream(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	code, out, stderr := wavesmith(t, "", "version", "-o", "json")
+	code, out, stderr := wavesmith(t, "", "version", "--format", "json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

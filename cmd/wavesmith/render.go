@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
@@ -22,9 +23,14 @@ import (
 )
 
 const exitCodesHelp = `
+
 Exit codes: 0 success; 1 bad input (nothing is written, nothing is printed
-on standard output), or a stale tree for check, or differences for diff;
-2 a usage error (an unknown flag, a bad setting).`
+on standard output); 2 a usage error (an unknown flag, a bad setting).`
+
+const checkExitCodesHelp = `
+
+Exit codes: 0 DIR is up to date; 1 DIR is stale (the diff is on standard
+output), or bad input; 2 a usage error (an unknown flag, a bad setting).`
 
 func newRenderCommand() *cobra.Command {
 	var f renderFlags
@@ -38,8 +44,10 @@ files, folders (recursively: *.yaml, *.yml, *.json; a .wavesmithignore in a
 folder lists, in gitignore syntax, what to leave out) or standard input
 ("-"), and writes every object with the recommended labels and the wave and
 policy annotations of Argo CD and Flux. Without PATH it reads the project
-file ` + config.ProjectFile + ` of the current folder (inputs, output and
-every setting), else the current folder.
+file ` + config.ProjectFile + ` (inputs, output and every setting) of the
+current folder or of the nearest folder above it, up to the root, as git
+finds .git; else it reads the current folder (never / nor the home folder:
+name them to render them).
 
 Without -o, or with -o -, it writes one YAML stream on standard output (or,
 with --format json, one JSON v1 List): what an Argo CD config management
@@ -204,7 +212,11 @@ unified diff on standard output when they are not: the CI render step.
 
 Check reads how DIR was rendered from its record (` + tree.RecordFile + `): the
 inputs and every setting, Flux and Argo CD ones included; flags given to
-check win over it. Without -o, the project file's output is the tree.` + exitCodesHelp,
+check win over it. Without -o, the project file's output is the tree.
+
+Settings come from, highest first: flags; Argo CD's parameters and env
+entries (under Argo CD only); the project file (without PATH) or --config;
+the record of DIR; Argo CD's description of the cluster; defaults.` + checkExitCodesHelp,
 		Example: `  # In CI, after the tree was committed by 'wavesmith render deploy/ -o rendered/ --flux'
   wavesmith check -o rendered/
 
@@ -264,7 +276,7 @@ check win over it. Without -o, the project file's output is the tree.` + exitCod
 }
 
 func newFnCommand() *cobra.Command {
-	var f renderFlags
+	f := renderFlags{noProject: true} // the ResourceList is the input; its functionConfig the configuration
 	c := &cobra.Command{
 		Use:   "fn",
 		Short: "Run as a KRM function (kpt, kustomize): ResourceList in, ResourceList out",
@@ -276,9 +288,16 @@ replaced by the new ones, each with its own path and index. Problems are
 reported as results with severity, resource, field and file; any error
 makes the exit code 1.
 
-The functionConfig is a wavesmith.io/v1alpha1 RenderConfig, or a ConfigMap
-with the keys platform, namespace, wave, adoptionPolicy, updatePolicy,
-deletePolicy, reconcilePolicy, dialects, kubeVersion and apiVersions.`,
+The functionConfig is a wavesmith.io/v1alpha1 RenderConfig (its inputs,
+output, treePath, flux and argocd are refused: the ResourceList is the
+function's input and output), or a ConfigMap with the keys ` + configMapKeys() + `.
+
+Settings come from, highest first: flags; the functionConfig; defaults.
+No project file is read (--config reads a RenderConfig, under the flags).
+
+Exit codes: 0 no error result; 1 an error result (the ResourceList on
+standard output carries it, with the resource, field and file); 2 a usage
+error (an unknown flag, a bad setting).`,
 		Example: `  # kpt, imperatively
   kpt fn eval pkg/ --exec "wavesmith fn" -- platform=openshift
 
@@ -304,7 +323,7 @@ deletePolicy, reconcilePolicy, dialects, kubeVersion and apiVersions.`,
 			defer s.close()
 			ctx, cancel := context.WithTimeout(c.Context(), s.timeout)
 			defer cancel()
-			if err := functions.Run(ctx, c.InOrStdin(), c.OutOrStdout(), s.opts, flagLayer(c, &f, nil)); err != nil {
+			if err := functions.Run(ctx, c.InOrStdin(), c.OutOrStdout(), s.opts, flagLayer(c)); err != nil {
 				printFnError(c.ErrOrStderr(), err)
 				return silentError{code: exitError}
 			}
@@ -312,7 +331,23 @@ deletePolicy, reconcilePolicy, dialects, kubeVersion and apiVersions.`,
 		},
 	}
 	f.bind(c)
+	// fn reports through the ResourceList's results: it prints no
+	// warnings nor the files it reads.
+	_ = c.Flags().MarkHidden("quiet")
+	_ = c.Flags().MarkHidden("verbose")
 	return c
+}
+
+// configMapKeys lists the keys of the KRM function's ConfigMap
+// (config.Settings).
+func configMapKeys() string {
+	var keys []string
+	for _, s := range config.Settings {
+		if s.Takes(config.ConfigMap) {
+			keys = append(keys, s.Key)
+		}
+	}
+	return strings.Join(keys[:len(keys)-1], ", ") + " and " + keys[len(keys)-1]
 }
 
 func newGraphCommand() *cobra.Command {

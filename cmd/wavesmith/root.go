@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -36,12 +38,17 @@ wave and policy annotations.`,
 	}
 	root.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return usageError{cmd: c.CommandPath(), err: fmt.Errorf("unknown command %q", args[0])}
+			err := fmt.Errorf("%w %q", errUnknownCommand, args[0])
+			if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+				err = fmt.Errorf("%w: did you mean %s?", err, strings.Join(s, " or "))
+			}
+			return usageError{cmd: c.CommandPath(), err: err}
 		}
 		return nil
 	}
 	root.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
-	root.Version = versionString() // --version: the version alone; 'wavesmith version' says more
+	root.SuggestionsMinimumDistance = 2 // "did you mean" for a mistyped command
+	root.Version = versionString()      // --version: the version alone; 'wavesmith version' says more
 	root.SetVersionTemplate("wavesmith {{.Version}}\n")
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -53,8 +60,11 @@ wave and policy annotations.`,
 	return root
 }
 
+// errUnknownCommand: the first argument names no command.
+var errUnknownCommand = errors.New("unknown command")
+
 func newVersionCommand() *cobra.Command {
-	var output string
+	var format, output string
 	c := &cobra.Command{
 		Use:   "version",
 		Short: "Print the versions of wavesmith and of the libraries it renders with",
@@ -63,12 +73,20 @@ func newVersionCommand() *cobra.Command {
 Kubernetes libraries it is built with, and the Kubernetes version charts and
 templates see when no --kube-version is given.`,
 		Example: `  wavesmith version
-  wavesmith version -o json | jq -r .defaultKubeVersion`,
+  wavesmith version --format json | jq -r .defaultKubeVersion`,
 		Args: noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			usage := func(err error) error { return usageError{cmd: c.CommandPath(), err: err} }
+			if c.Flags().Changed("output") { // the deprecated spelling of --format
+				if c.Flags().Changed("format") && output != format {
+					return usage(fmt.Errorf("--format %q and -o %q disagree: give --format alone", format, output))
+				}
+				format = output
+				fmt.Fprintln(c.ErrOrStderr(), "warning: version -o is deprecated: use --format (as render --format)")
+			}
 			v := versions()
-			switch output {
-			case "", "text":
+			switch format {
+			case "text":
 				w := c.OutOrStdout()
 				fmt.Fprintf(w, "wavesmith %s (%s)\n", v.Wavesmith, v.Go)
 				fmt.Fprintf(w, "  helm SDK        %s\n  kustomize api   %s\n  kyaml           %s\n  kubernetes libs %s\n", v.Helm, v.Kustomize, v.KYAML, v.Kubernetes)
@@ -79,11 +97,15 @@ templates see when no --kube-version is given.`,
 				enc.SetIndent("", "  ")
 				return enc.Encode(v)
 			}
-			return usageError{cmd: c.CommandPath(), err: fmt.Errorf("-o %q: want text or json", output)}
+			return usage(fmt.Errorf("--format %q: want text or json", format))
 		},
 	}
-	c.Flags().StringVarP(&output, "output", "o", "text", "text or json")
-	complete(c, "output", "text", "json")
+	c.Flags().StringVar(&format, "format", "text", "text or json (as render --format)")
+	c.Flags().StringVarP(&output, "output", "o", "", "text or json")
+	// Hidden, and said deprecated on stderr by RunE (cobra's MarkDeprecated
+	// would print it on standard output, into the JSON).
+	_ = c.Flags().MarkHidden("output")
+	complete(c, "format", "text", "json")
 	return c
 }
 

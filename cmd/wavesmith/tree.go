@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/internal/load"
@@ -18,62 +17,19 @@ import (
 )
 
 // treeFlags choose what a GitOps tree holds besides the objects: the Flux
-// Kustomizations of its waves, the Argo CD Applications that deploy it.
-type treeFlags struct {
-	treePath                                                     string
-	flux                                                         bool
-	fluxName, fluxNamespace, fluxSource                          string
-	fluxInterval, fluxTimeout                                    string
-	argocd                                                       bool
-	argoName, argoNamespace, argoProject, argoRepo, argoRevision string
-	argoDestNamespace                                            string
-}
+// Kustomizations of its waves, the Argo CD Applications that deploy it
+// (the settings of config.Settings through config.TreeFlags).
+type treeFlags struct{}
 
 func (f *treeFlags) bind(c *cobra.Command) {
-	fs := c.Flags()
-	fs.BoolVar(&f.flux, "flux", false, "also write DIR/_flux/: one Flux Kustomization per wave, chained with dependsOn and wait")
-	fs.StringVar(&f.fluxName, "flux-name", "wavesmith", "prefix of the Kustomization names (<name>-wave-<n>)")
-	fs.StringVar(&f.fluxNamespace, "flux-namespace", "flux-system", "namespace of the Kustomizations")
-	fs.StringVar(&f.fluxSource, "flux-source", "GitRepository/flux-system", "source of the Kustomizations: KIND/NAME or KIND/NAMESPACE/NAME")
-	fs.StringVar(&f.fluxInterval, "flux-interval", "10m", "reconcile interval of the Kustomizations")
-	fs.StringVar(&f.fluxTimeout, "flux-timeout", "5m", "timeout of each wave: apply and health checks")
-	fs.BoolVar(&f.argocd, "argocd", false, "also write DIR/_argocd/: an Argo CD Application for the tree (an app of apps ordered by sync waves when Components depend on each other)")
-	fs.StringVar(&f.argoRepo, "argocd-repo", "", "URL of the git repository holding the tree (required with --argocd)")
-	fs.StringVar(&f.argoRevision, "argocd-revision", "HEAD", "branch, tag or commit the Applications follow")
-	fs.StringVar(&f.argoName, "argocd-name", "wavesmith", "name of the (root) Application, prefix of child Applications")
-	fs.StringVar(&f.argoNamespace, "argocd-namespace", "argocd", "namespace of the Application objects (Argo CD's)")
-	fs.StringVar(&f.argoProject, "argocd-project", "default", "Argo CD project of the Applications")
-	fs.StringVar(&f.argoDestNamespace, "argocd-dest-namespace", "", "destination namespace for objects without one (default: each spec's namespace)")
-	fs.StringVar(&f.treePath, "tree-path", "", "path of DIR inside the git repository Flux or Argo CD read (default: DIR relative to its enclosing git repository)")
+	bindSettings(c, config.TreeFlags, true)
 	complete(c, "flux-source", "GitRepository/", "OCIRepository/", "Bucket/", "ExternalArtifact/")
 }
 
-// layer writes the tree flags given on the command line into s.
-func (f *treeFlags) layer(c *cobra.Command, s *v1alpha1.RenderConfigSpec) {
-	changed := func(name string) bool { fl := c.Flags().Lookup(name); return fl != nil && fl.Changed }
-	str := func(name string, dst *string, v string) {
-		if changed(name) {
-			*dst = v
-		}
-	}
-	str("tree-path", &s.TreePath, f.treePath)
-	if f.flux || changedWithPrefix(c, "flux-") {
-		s.Flux = &v1alpha1.FluxDelivery{}
-		str("flux-name", &s.Flux.Name, f.fluxName)
-		str("flux-namespace", &s.Flux.Namespace, f.fluxNamespace)
-		str("flux-source", &s.Flux.Source, f.fluxSource)
-		str("flux-interval", &s.Flux.Interval, f.fluxInterval)
-		str("flux-timeout", &s.Flux.Timeout, f.fluxTimeout)
-	}
-	if f.argocd || changedWithPrefix(c, "argocd-") {
-		s.ArgoCD = &v1alpha1.ArgoCDDelivery{}
-		str("argocd-repo", &s.ArgoCD.Repo, f.argoRepo)
-		str("argocd-revision", &s.ArgoCD.Revision, f.argoRevision)
-		str("argocd-name", &s.ArgoCD.Name, f.argoName)
-		str("argocd-namespace", &s.ArgoCD.Namespace, f.argoNamespace)
-		str("argocd-project", &s.ArgoCD.Project, f.argoProject)
-		str("argocd-dest-namespace", &s.ArgoCD.DestinationNamespace, f.argoDestNamespace)
-	}
+// on reports whether the boolean flag name was given true.
+func on(c *cobra.Command, name string) bool {
+	fl := c.Flags().Lookup(name)
+	return fl != nil && fl.Changed && fl.Value.String() == "true"
 }
 
 // check refuses delivery flags that enable nothing: a --flux-* flag
@@ -82,10 +38,10 @@ func (f *treeFlags) check(c *cobra.Command, s *setup) error {
 	usage := func(err error) error { return usageError{cmd: c.CommandPath(), err: err} }
 	sp := s.merged.Spec
 	fromFlags := func(path string) bool { l := s.merged.Source(path); return l != nil && l.Name == "flags" }
-	if !f.flux && changedWithPrefix(c, "flux-") && fromFlags("flux") {
+	if !on(c, "flux") && changedWithPrefix(c, "flux-") && fromFlags("flux") {
 		return usage(errors.New("--flux-* flags need --flux"))
 	}
-	if !f.argocd && changedWithPrefix(c, "argocd-") && fromFlags("argocd") {
+	if !on(c, "argocd") && changedWithPrefix(c, "argocd-") && fromFlags("argocd") {
 		return usage(errors.New("--argocd-* flags need --argocd"))
 	}
 	if sp.Flux == nil && sp.ArgoCD == nil && sp.TreePath != "" && fromFlags("treePath") {
