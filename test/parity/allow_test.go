@@ -10,14 +10,6 @@ type allowance struct {
 	wavesmithError string
 }
 
-// Reasons shared by several entries.
-var (
-	leavesFolder = allowance{
-		reason:         "docs/component.md: paths leaving the kustomization folder are refused; like component-operator-runtime, wavesmith reads only the Component's folder (generators/kustomize/doc.go), so an overlay that names ../base cannot be rendered",
-		wavesmithError: "leaves the component folder",
-	}
-)
-
 // fluxVariables: Flux's post-build substitution inputs.
 var fluxVariables = allowance{
 	reason:         "the kustomization holds ${var} placeholders in label values, which kustomize-controller substitutes after kustomize build (postBuild.substitute); wavesmith renders before Flux and refuses label values the API server would refuse (docs/security.md). Substitute before rendering, or keep such folders as Flux Kustomizations of their own",
@@ -51,12 +43,4 @@ var allowList = map[string]allowance{
 		reason:         "the same CRD named testCRDs (subpop/default)",
 		wavesmithError: `"testCRDs"; a lowercase RFC 1123 subdomain`,
 	},
-	"metrics-server/manifests/overlays/release/default":          leavesFolder,
-	"metrics-server/manifests/overlays/release-ha-1.21+/default": leavesFolder,
-	"descheduler/kubernetes/cronjob/default":                     leavesFolder,
-	"gatekeeper/config/default/default":                          leavesFolder,
-	"keda/config/default/default":                                leavesFolder,
-	"cluster-api/core/config/default/default":                    leavesFolder,
-	"argo-cd/manifests/namespace-install/default":                leavesFolder,
-	"argo-cd/manifests/cluster-install/default":                  leavesFolder,
 }

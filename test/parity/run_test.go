@@ -271,7 +271,7 @@ func (tl tools) renderTool(t *testing.T, r repo, cs caseSpec, v variation) ([]by
 // renderWavesmith renders the variation's Component with wavesmith.
 func (tl tools) renderWavesmith(t *testing.T, r repo, v variation) ([]byte, string, error) {
 	t.Helper()
-	args := []string{"render", r.component, "--api-resources", apiResourcesFile(t)}
+	args := []string{"render", r.component, "--api-resources", apiResourcesFile(t, r.dir)}
 	if v.KubeVersion != "" {
 		args = append(args, "--kube-version", v.KubeVersion)
 	}
@@ -284,8 +284,10 @@ func (tl tools) renderWavesmith(t *testing.T, r repo, v variation) ([]byte, stri
 // apiResourcesFile writes knownScopes as kubectl api-resources prints them:
 // what a user gives wavesmith (--api-resources) from a cluster where those
 // CRDs are installed. The tools' side gets the same table (normalize_test.go,
-// release-namespace), so that scope is no difference and the rest is.
-func apiResourcesFile(t *testing.T) string {
+// release-namespace), so that scope is no difference and the rest is. The
+// file lies in the repository (dir), as wavesmith reads nothing outside
+// its root, flags included.
+func apiResourcesFile(t *testing.T, dir string) string {
 	t.Helper()
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 8, 3, ' ', 0)
@@ -302,7 +304,7 @@ func apiResourcesFile(t *testing.T) string {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), "api-resources.txt")
+	p := filepath.Join(dir, "api-resources.txt")
 	writeFile(t, p, b.String())
 	return p
 }
