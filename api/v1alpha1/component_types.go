@@ -57,6 +57,11 @@ type ComponentSpec struct {
 	// built-in kinds.
 	// +optional
 	Scopes []KindScope `json:"scopes,omitempty"`
+	// StrictHooks makes what a chart's hooks leave out an error instead
+	// of one warning: hooks no GitOps engine runs (test, rollback,
+	// upgrade-only) and the hook-failed delete policy. Charts only.
+	// +optional
+	StrictHooks bool `json:"strictHooks,omitempty"`
 }
 
 // Source names exactly one of a chart and a kustomization.

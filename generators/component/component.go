@@ -65,6 +65,8 @@ func Decode(spec *manifest.Object) (*v1alpha1.Component, error) {
 		return nil, spec.FieldError("spec.source.chart.path", fmt.Errorf("%w: a path is required", manifest.ErrInvalid))
 	case src.Kustomization != nil && src.Kustomization.Path == "":
 		return nil, spec.FieldError("spec.source.kustomization.path", fmt.Errorf("%w: a path is required", manifest.ErrInvalid))
+	case src.Kustomization != nil && c.Spec.StrictHooks:
+		return nil, spec.FieldError("spec.strictHooks", fmt.Errorf("%w: strictHooks applies to chart sources only (a kustomization has no Helm hooks)", manifest.ErrInvalid))
 	}
 	if w := c.Spec.Wave; w != nil && (*w < -32768 || *w > 32767) {
 		return nil, spec.FieldError("spec.wave", fmt.Errorf("%w: %d: want -32768..32767", manifest.ErrInvalid, *w))

@@ -4,7 +4,10 @@
 // dependency processing with condition, tags, alias and import-values,
 // values coalescing and schema validation, the template engine, NOTES and
 // manifest splitting), and translates hooks into waves and policies as
-// component-operator-runtime does.
+// component-operator-runtime does, marking each kept hook with the native
+// wavesmith.io/hook (install and delete hooks); hooks no GitOps engine
+// runs (test, rollback, upgrade-only) and the hook-failed delete policy are
+// left out with one warning per chart, or refused with spec.strictHooks.
 //
 // Before Helm's loader reads a chart folder, the sizes of its files are
 // summed: a chart holds at most 100 MiB, subcharts included (size.go).

@@ -97,15 +97,21 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 		kept[m.Name] = kept[m.Name] || len(got) > 0
 	}
 	wave := opts.Wave // the engine's wave plan decides it
+	var left []leftOut
 	for _, h := range r.hooks {
-		got, w, err := translateHook(h, source(h.Path), wave)
+		got, l, err := translateHook(h, source(h.Path), wave)
 		if err != nil {
 			return generators.Result{}, err
 		}
-		warns = append(warns, w...)
+		left = append(left, l...)
 		objs = append(objs, got...)
 		kept[h.Path] = kept[h.Path] || len(got) > 0
 	}
+	w, err := leftOutHooks(spec, c.Spec.StrictHooks, left)
+	if err != nil {
+		return generators.Result{}, err
+	}
+	warns = append(warns, w...)
 	warns = append(warns, nondeterminismWarnings(spec, r, kept, source)...)
 	for _, o := range objs {
 		switch v, ok := o.Annotation(resourcePolicy); {

@@ -77,7 +77,7 @@ func TestNondeterministic(t *testing.T) {
 	dir := filepath.Join(root, "testdata", "bad-charts", "nondeterministic", "templates")
 	var got []string
 	for _, w := range res.Warnings {
-		if strings.Contains(w.Message, "does not run on install") {
+		if strings.Contains(w.Message, "no GitOps engine runs") {
 			continue
 		}
 		if w.Object != "Component.wavesmith.io/apps/rel" || w.Field != "spec.source.chart.path" {
