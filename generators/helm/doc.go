@@ -16,8 +16,10 @@
 // function wrapped (probe.go): hostile charts fail with ErrBudget before
 // they allocate too much or generate too many keys (component.FuncCost), rendering stops at the context's deadline, and
 // templates calling functions whose result changes on every render are
-// reported as warnings. tpl may nest 100 deep (Helm sets no bound: a
-// value calling tpl on itself would recurse until memory ran out).
+// reported as warnings when the probe's output (its clock moved a year, a
+// month, a day and more) differs from Helm's, naming the object and
+// field. tpl may nest 100 deep (Helm sets no bound: a value calling tpl
+// on itself would recurse until memory ran out).
 //
 // A values.schema.json (the chart's or a subchart's) may refer only
 // within itself ("#..."): Helm's schema compiler would fetch a $ref,

@@ -164,28 +164,24 @@ func stageFailure(spec *manifest.Object, hasName bool, err error) error {
 	return spec.FieldError(field, fmt.Errorf("%w: %v", ErrChart, err))
 }
 
-// nondeterminismWarnings names, for each template whose output is kept,
-// the functions it called whose result changes on every render: clock
-// functions always, random ones when they made the probe's output differ
-// from Helm's (not when, say, default ignored the random value).
+// nondeterminismWarnings names, for each template whose output is kept
+// and differs between the probe's rehearsal and Helm's run, the functions
+// it called whose result changes on every render, and the first object
+// and field that differ. A template whose output ignores them (a default
+// given, now only checking a duration) is not reported.
 func nondeterminismWarnings(spec *manifest.Object, r *rendered, kept map[string]bool, source func(string) string) []manifest.Warning {
 	var out []manifest.Warning
 	for tmpl, fns := range r.calls {
-		if !kept[tmpl] {
+		if !kept[tmpl] || len(fns) == 0 || r.probed[tmpl] == r.files[tmpl] {
 			continue
 		}
-		differs := r.probed[tmpl] != r.files[tmpl]
-		var names []string
+		names := make([]string, 0, len(fns))
 		for fn := range fns {
-			if timeBound[fn] || differs {
-				names = append(names, fn)
-			}
-		}
-		if len(names) == 0 {
-			continue
+			names = append(names, fn)
 		}
 		sort.Strings(names)
-		out = append(out, spec.Warn(chartField, fmt.Sprintf("%s calls %s, whose result changes on every render: the output is never the same twice (wavesmith check keeps failing); give the value in spec.values or refer to an existing Secret instead", source(tmpl), strings.Join(names, ", "))))
+		file := source(tmpl)
+		out = append(out, spec.Warn(chartField, fmt.Sprintf("%s calls %s, whose result changes on every render: a second render differs (%s), so the output is never the same twice (wavesmith check keeps failing); give the value in spec.values or refer to an existing Secret instead", file, strings.Join(names, ", "), firstDifference(file, r.files[tmpl], r.probed[tmpl]))))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Message < out[j].Message })
 	return out
