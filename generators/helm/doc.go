@@ -9,6 +9,13 @@
 // runs (test, rollback, upgrade-only) and the hook-failed delete policy are
 // left out with one warning per chart, or refused with spec.strictHooks.
 //
+// A chart of a Helm repository (spec.source.chart repo, name, version) is
+// read from the lock (LockFile, at the root) and the content-addressed
+// cache (CacheDir) only; Fetch, behind `wavesmith fetch`, fills both with
+// Helm's HTTP getter and credentials, downloads capped, digests checked,
+// archives expanded in memory with every entry checked (remote.go,
+// fetch.go).
+//
 // Before Helm's loader reads a chart folder, the sizes of its files are
 // summed: a chart holds at most 100 MiB, subcharts included (size.go).
 //

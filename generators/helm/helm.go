@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
@@ -35,22 +36,47 @@ type Generator struct{}
 
 // Generate implements generators.Generator for a Component with
 // spec.source.chart. It gives up with ErrBudget when ctx ends.
-func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
+func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts generators.Options) (res generators.Result, err error) {
 	c, err := component.Decode(spec)
 	if err != nil {
 		return generators.Result{}, err
 	}
-	dir, err := component.ResolvePath(spec, chartField, c.Spec.Source.Chart.Path, opts.Root)
-	if err != nil {
-		return generators.Result{}, err
+	if repoSource(c.Spec.Source.Chart) {
+		// A chart of a repository has no path: name the chart.
+		defer func() {
+			var me *manifest.Error
+			if errors.As(err, &me) && me.Field == chartField {
+				me.Field = "spec.source.chart"
+			}
+			for i := range res.Warnings {
+				if res.Warnings[i].Field == chartField {
+					res.Warnings[i].Field = "spec.source.chart"
+				}
+			}
+		}()
 	}
-	// Helm's loader follows symlinks and reads any file: check the chart
-	// (its subcharts and .Files included) stays inside the root first.
-	if err := component.CheckTree(spec, chartField, dir, opts.Root); err != nil {
-		return generators.Result{}, err
-	}
-	if err := checkChartSize(dir, opts.Root); err != nil {
-		return generators.Result{}, stageFailure(spec, c.Spec.Name != "", err)
+	var dir string
+	var load func() (*chart.Chart, error)
+	if src := c.Spec.Source.Chart; repoSource(src) {
+		// A chart of a repository: the lock and the cache only.
+		chrt, where, err := loadLocked(opts.Root, src)
+		if err != nil {
+			return generators.Result{}, spec.FieldError(repoField, fmt.Errorf("%w: %w", ErrChart, err))
+		}
+		dir, load = where, func() (*chart.Chart, error) { return chrt, nil }
+	} else {
+		dir, err = component.ResolvePath(spec, chartField, src.Path, opts.Root)
+		if err != nil {
+			return generators.Result{}, err
+		}
+		// Helm's loader follows symlinks and reads any file: check the chart
+		// (its subcharts and .Files included) stays inside the root first.
+		if err := component.CheckTree(spec, chartField, dir, opts.Root); err != nil {
+			return generators.Result{}, err
+		}
+		if err := checkChartSize(dir, opts.Root); err != nil {
+			return generators.Result{}, stageFailure(spec, c.Spec.Name != "", err)
+		}
 	}
 	values, err := component.Values(spec, c, opts.Root)
 	if err != nil {
@@ -63,7 +89,7 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 	}
 	p := newProbe(defaultLimits)
 	rel := chartutil.ReleaseOptions{Name: name, Namespace: ns, Revision: 1, IsInstall: true}
-	r, err := renderWithin(ctx, p, func() (*rendered, error) { return renderChart(dir, values, rel, caps, p) })
+	r, err := renderWithin(ctx, p, func() (*rendered, error) { return renderChart(dir, load, values, rel, caps, p) })
 	if err != nil {
 		return generators.Result{}, stageFailure(spec, c.Spec.Name != "", err)
 	}
