@@ -65,10 +65,8 @@ func Decode(spec *manifest.Object) (*v1alpha1.Component, error) {
 		return nil, spec.FieldError("spec.source.chart", fmt.Errorf("%w: set either path or repo, name and version", manifest.ErrInvalid))
 	case src.Chart != nil && src.Chart.Path == "" && src.Chart.Repo == "":
 		return nil, spec.FieldError("spec.source.chart.path", fmt.Errorf("%w: a path (or repo, name and version) is required", manifest.ErrInvalid))
-	case src.Chart != nil && strings.HasPrefix(src.Chart.Repo, "oci://"):
-		return nil, spec.FieldError("spec.source.chart.repo", fmt.Errorf("%w: OCI references are not supported yet: give the chart repository's https:// URL", manifest.ErrInvalid))
-	case src.Chart != nil && src.Chart.Repo != "" && !strings.HasPrefix(src.Chart.Repo, "https://") && !strings.HasPrefix(src.Chart.Repo, "http://"):
-		return nil, spec.FieldError("spec.source.chart.repo", fmt.Errorf("%w: %q: want an https:// or http:// chart repository URL", manifest.ErrInvalid, src.Chart.Repo))
+	case src.Chart != nil && src.Chart.Repo != "" && !strings.HasPrefix(src.Chart.Repo, "https://") && !strings.HasPrefix(src.Chart.Repo, "http://") && !strings.HasPrefix(src.Chart.Repo, "oci://"):
+		return nil, spec.FieldError("spec.source.chart.repo", fmt.Errorf("%w: %q: want an https:// or http:// chart repository URL, or an oci:// registry reference", manifest.ErrInvalid, src.Chart.Repo))
 	case src.Chart != nil && src.Chart.Repo != "" && src.Chart.Name == "":
 		return nil, spec.FieldError("spec.source.chart.name", fmt.Errorf("%w: a chart of a repository needs its name", manifest.ErrInvalid))
 	case src.Chart != nil && src.Chart.Repo != "" && src.Chart.Version == "":

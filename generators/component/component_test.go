@@ -57,7 +57,7 @@ func TestDecodeErrors(t *testing.T) {
 		"NoHint":                   {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}}, "statusHints": []any{map[string]any{"kind": "Widget"}}}, "spec.statusHints[0].hint"},
 		"ScopeValue":               {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}}, "scopes": []any{map[string]any{"kind": "K", "scope": "cluster"}}}, "spec.scopes[0].scope"},
 		"ChartPathAndRepo":         {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x", "repo": "https://c.example"}}}, "spec.source.chart"},
-		"ChartOCI":                 {map[string]any{"source": map[string]any{"chart": map[string]any{"repo": "oci://r.example/c", "name": "c", "version": "1"}}}, "spec.source.chart.repo"},
+		"ChartOCINoVer":            {map[string]any{"source": map[string]any{"chart": map[string]any{"repo": "oci://r.example/c", "name": "c"}}}, "spec.source.chart.version"},
 		"ChartRepoScheme":          {map[string]any{"source": map[string]any{"chart": map[string]any{"repo": "ftp://c.example", "name": "c", "version": "1"}}}, "spec.source.chart.repo"},
 		"ChartRepoNoName":          {map[string]any{"source": map[string]any{"chart": map[string]any{"repo": "https://c.example", "version": "1"}}}, "spec.source.chart.name"},
 		"ChartRepoNoVer":           {map[string]any{"source": map[string]any{"chart": map[string]any{"repo": "https://c.example", "name": "c"}}}, "spec.source.chart.version"},

@@ -35,6 +35,12 @@ type FetchOptions struct {
 	// it): an entry whose URL is a Component's repo gives its
 	// credentials and TLS files. "" or a missing file: none.
 	RepositoryConfig string
+	// RegistryConfig is Helm's registry credentials file (helm registry
+	// login writes it), for oci:// charts. "": none.
+	RegistryConfig string
+	// PlainHTTP reaches OCI registries over plain HTTP (helm's
+	// --plain-http).
+	PlainHTTP bool
 	// Timeout bounds each download (default 2 minutes).
 	Timeout time.Duration
 }
@@ -43,8 +49,9 @@ type FetchOptions struct {
 // downloads each archive whose digest the lock at root does not already
 // find in the cache, checks it (digest against the repository's index,
 // archive safety, name and version), stores it in the cache by digest and
-// writes the lock: exactly the charts the specs name, sorted. It returns
-// the lock's entries.
+// writes the lock: exactly the charts the specs name, sorted (none is
+// written when there are none and were none). It returns the lock's
+// entries.
 func Fetch(ctx context.Context, root string, specs []*manifest.Object, opts FetchOptions) ([]LockedChart, error) {
 	if opts.Timeout == 0 {
 		opts.Timeout = 2 * time.Minute
@@ -75,11 +82,20 @@ func Fetch(ctx context.Context, root string, specs []*manifest.Object, opts Fetc
 			lock.Charts = append(lock.Charts, *lc)
 			continue
 		}
-		lc, err := fetchOne(ctx, src, indexes, creds[strings.TrimSuffix(src.Repo, "/")], opts)
+		fetch := func() (*LockedChart, error) {
+			return fetchOne(ctx, src, indexes, creds[strings.TrimSuffix(src.Repo, "/")], opts)
+		}
+		if strings.HasPrefix(src.Repo, ociScheme) {
+			fetch = func() (*LockedChart, error) { return fetchOCI(ctx, src, opts) }
+		}
+		lc, err := fetch()
 		if err != nil {
 			return nil, spec.FieldError(repoField, err)
 		}
 		lock.Charts = append(lock.Charts, *lc)
+	}
+	if len(lock.Charts) == 0 && len(old.Charts) == 0 {
+		return nil, nil // no repository charts: no lock to write
 	}
 	b, err := lock.encode()
 	if err != nil {

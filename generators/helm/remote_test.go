@@ -308,3 +308,15 @@ func TestRepositoryChartFields(t *testing.T) {
 		t.Errorf("want ErrHook naming the archive's file, got %v", err)
 	}
 }
+
+// TestFetchNothing: without repository charts, fetch writes no lock.
+func TestFetchNothing(t *testing.T) {
+	rootDir := t.TempDir()
+	locked, err := Fetch(context.Background(), rootDir, []*manifest.Object{chartSpec(t, "webapp")}, FetchOptions{Cache: t.TempDir()})
+	if err != nil || len(locked) != 0 {
+		t.Fatalf("got %v, %v", locked, err)
+	}
+	if _, err := os.Stat(filepath.Join(rootDir, LockFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("want no %s, got %v", LockFile, err)
+	}
+}
