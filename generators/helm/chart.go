@@ -69,7 +69,7 @@ func renderChart(dir string, load func() (*chart.Chart, error), values map[strin
 	}
 	chrt, err := load()
 	if err != nil {
-		return nil, failed(chartField, "loading %s: %v", dir, err)
+		return nil, failed(chartField, "loading %s: %w", dir, err)
 	}
 	if t := chrt.Metadata.Type; t != "" && t != "application" {
 		return nil, failed(chartField, "%s: %s charts are not installable", dir, t)

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/getter"
 	"helm.sh/helm/v3/pkg/repo"
 	"sigs.k8s.io/yaml"
@@ -45,7 +46,8 @@ type FetchOptions struct {
 	Timeout time.Duration
 }
 
-// Fetch resolves the repository charts the Components among specs name,
+// Fetch resolves the repository charts the Components among specs name
+// (and the repository dependencies a chart folder's Chart.yaml names),
 // downloads each archive whose digest the lock at root does not already
 // find in the cache, checks it (digest against the repository's index,
 // archive safety, name and version), stores it in the cache by digest and
@@ -75,24 +77,42 @@ func Fetch(ctx context.Context, root string, specs []*manifest.Object, opts Fetc
 			return nil, err
 		}
 		src := c.Spec.Source.Chart
-		if src == nil || !repoSource(src) || lock.find(src.Repo, src.Name, src.Version) != nil {
+		if src == nil {
 			continue
 		}
-		if lc := old.find(src.Repo, src.Name, src.Version); lc != nil && cached(opts.Cache, lc) {
+		// The chart itself, or the repository dependencies of a chart
+		// folder (Chart.yaml's, charts/ lacking them).
+		wanted, field := []*v1alpha1.PathSource{src}, repoField
+		if !repoSource(src) {
+			field = chartField
+			wanted, err = folderDependencies(spec, src.Path, root)
+			if err != nil {
+				return nil, err
+			}
+		}
+		for _, w := range wanted {
+			if lock.find(w.Repo, w.Name, w.Version) != nil {
+				continue
+			}
+			if lc := old.find(w.Repo, w.Name, w.Version); lc != nil && cached(opts.Cache, lc) {
+				lock.Charts = append(lock.Charts, *lc)
+				continue
+			}
+			fetch := func() (*LockedChart, error) {
+				return fetchOne(ctx, w, indexes, creds[strings.TrimSuffix(w.Repo, "/")], opts)
+			}
+			if strings.HasPrefix(w.Repo, ociScheme) {
+				fetch = func() (*LockedChart, error) { return fetchOCI(ctx, w, opts) }
+			}
+			lc, err := fetch()
+			if err != nil {
+				if w != src {
+					err = fmt.Errorf("dependency %s of Chart.yaml: %w", w.Name, err)
+				}
+				return nil, spec.FieldError(field, err)
+			}
 			lock.Charts = append(lock.Charts, *lc)
-			continue
 		}
-		fetch := func() (*LockedChart, error) {
-			return fetchOne(ctx, src, indexes, creds[strings.TrimSuffix(src.Repo, "/")], opts)
-		}
-		if strings.HasPrefix(src.Repo, ociScheme) {
-			fetch = func() (*LockedChart, error) { return fetchOCI(ctx, src, opts) }
-		}
-		lc, err := fetch()
-		if err != nil {
-			return nil, spec.FieldError(repoField, err)
-		}
-		lock.Charts = append(lock.Charts, *lc)
 	}
 	if len(lock.Charts) == 0 && len(old.Charts) == 0 {
 		return nil, nil // no repository charts: no lock to write
@@ -105,6 +125,31 @@ func Fetch(ctx context.Context, root string, specs []*manifest.Object, opts Fetc
 		return nil, err
 	}
 	return lock.Charts, nil
+}
+
+// folderDependencies returns the repository dependencies of the chart
+// folder path (relative to spec's file) that its charts/ lacks, checked as
+// render checks the folder before Helm's loader reads it.
+func folderDependencies(spec *manifest.Object, path, root string) ([]*v1alpha1.PathSource, error) {
+	dir, err := component.ResolvePath(spec, chartField, path, root)
+	if err != nil {
+		return nil, err
+	}
+	if err := component.CheckTree(spec, chartField, dir, root); err != nil {
+		return nil, err
+	}
+	if err := checkChartSize(dir, root); err != nil {
+		return nil, spec.FieldError(chartField, err)
+	}
+	chrt, err := loader.Load(dir)
+	if err != nil {
+		return nil, spec.FieldError(chartField, fmt.Errorf("%w: loading %s: %w", ErrChart, dir, err))
+	}
+	var out []*v1alpha1.PathSource
+	for _, d := range repoDependencies(chrt) {
+		out = append(out, &v1alpha1.PathSource{Repo: d.Repository, Name: d.Name, Version: d.Version})
+	}
+	return out, nil
 }
 
 // cached reports whether the cache holds lc's archive with its digest.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
@@ -63,7 +64,7 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 		if err != nil {
 			return generators.Result{}, spec.FieldError(repoField, fmt.Errorf("%w: %w", ErrChart, err))
 		}
-		dir, load = where, func() (*chart.Chart, error) { return chrt, nil }
+		dir, load = where, func() (*chart.Chart, error) { return chrt, addLockedDependencies(opts.Root, chrt) }
 	} else {
 		dir, err = component.ResolvePath(spec, chartField, src.Path, opts.Root)
 		if err != nil {
@@ -76,6 +77,13 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 		}
 		if err := checkChartSize(dir, opts.Root); err != nil {
 			return generators.Result{}, stageFailure(spec, c.Spec.Name != "", err)
+		}
+		load = func() (*chart.Chart, error) {
+			chrt, err := loader.Load(dir)
+			if err != nil {
+				return nil, err
+			}
+			return chrt, addLockedDependencies(opts.Root, chrt)
 		}
 	}
 	values, err := component.Values(spec, c, opts.Root)
@@ -187,7 +195,7 @@ func stageFailure(spec *manifest.Object, hasName bool, err error) error {
 	case errors.Is(err, ErrBudget):
 		return spec.FieldError(field, err)
 	}
-	return spec.FieldError(field, fmt.Errorf("%w: %v", ErrChart, err))
+	return spec.FieldError(field, fmt.Errorf("%w: %w", ErrChart, err))
 }
 
 // nondeterminismWarnings names, for each template whose output is kept

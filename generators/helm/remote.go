@@ -181,11 +181,60 @@ func repoSource(src *v1alpha1.PathSource) bool { return src.Repo != "" }
 // loadLocked loads the chart src names from the cache, as the lock at
 // root resolves it; where names it for messages.
 func loadLocked(root string, src *v1alpha1.PathSource) (chrt *chart.Chart, where string, err error) {
-	where = fmt.Sprintf("%s %s (version %s)", src.Repo, src.Name, src.Version)
 	lock, err := readLock(root)
 	if err != nil {
-		return nil, where, err
+		return nil, fmt.Sprintf("%s %s (version %s)", src.Repo, src.Name, src.Version), err
 	}
+	return loadFromLock(root, lock, src)
+}
+
+// repoDependencies returns the dependencies chrt's Chart.yaml names from a
+// chart repository or an OCI registry (by URL: https://, http://, oci://)
+// that its charts/ folder lacks, once per name. Helm needs them in charts/
+// (helm dependency build); wavesmith takes them from the lock and cache.
+func repoDependencies(chrt *chart.Chart) []*chart.Dependency {
+	have := map[string]bool{}
+	for _, d := range chrt.Dependencies() {
+		have[d.Name()] = true
+	}
+	var out []*chart.Dependency
+	for _, d := range chrt.Metadata.Dependencies {
+		if d == nil || have[d.Name] {
+			continue
+		}
+		if r := d.Repository; strings.HasPrefix(r, "https://") || strings.HasPrefix(r, "http://") || strings.HasPrefix(r, ociScheme) {
+			have[d.Name] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// addLockedDependencies adds to chrt, from the lock at root and the
+// cache, the repository dependencies its charts/ lacks.
+func addLockedDependencies(root string, chrt *chart.Chart) error {
+	deps := repoDependencies(chrt)
+	if len(deps) == 0 {
+		return nil
+	}
+	lock, err := readLock(root)
+	if err != nil {
+		return err
+	}
+	for _, d := range deps {
+		sub, _, err := loadFromLock(root, lock, &v1alpha1.PathSource{Repo: d.Repository, Name: d.Name, Version: d.Version})
+		if err != nil {
+			return fmt.Errorf("dependency %s of Chart.yaml: %w", d.Name, err)
+		}
+		chrt.AddDependency(sub)
+	}
+	return nil
+}
+
+// loadFromLock loads the chart src names from the cache, as lock resolves
+// it.
+func loadFromLock(root string, lock *Lock, src *v1alpha1.PathSource) (chrt *chart.Chart, where string, err error) {
+	where = fmt.Sprintf("%s %s (version %s)", src.Repo, src.Name, src.Version)
 	lc := lock.find(src.Repo, src.Name, src.Version)
 	if lc == nil {
 		return nil, where, fmt.Errorf("%w: %s is not in %s: run %s", ErrNotFetched, where, filepath.Join(root, LockFile), FetchCommand)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -312,11 +313,79 @@ func TestRepositoryChartFields(t *testing.T) {
 // TestFetchNothing: without repository charts, fetch writes no lock.
 func TestFetchNothing(t *testing.T) {
 	rootDir := t.TempDir()
-	locked, err := Fetch(context.Background(), rootDir, []*manifest.Object{chartSpec(t, "webapp")}, FetchOptions{Cache: t.TempDir()})
+	kust := spec(t, map[string]any{"source": map[string]any{"kustomization": map[string]any{"path": "k"}}})
+	locked, err := Fetch(context.Background(), rootDir, []*manifest.Object{kust}, FetchOptions{Cache: t.TempDir()})
 	if err != nil || len(locked) != 0 {
 		t.Fatalf("got %v, %v", locked, err)
 	}
 	if _, err := os.Stat(filepath.Join(rootDir, LockFile)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("want no %s, got %v", LockFile, err)
+	}
+}
+
+// TestRepositoryDependencies: a chart folder whose Chart.yaml names a
+// dependency from a repository (charts/ lacking it) renders, once
+// fetched, as the real helm dependency build and helm template render
+// it; without the lock it fails naming the dependency and the command.
+func TestRepositoryDependencies(t *testing.T) {
+	r := serveRepo(t, "", "", "0.1.0", "0.1.5", "0.2.0")
+	rootDir := t.TempDir()
+	dir := filepath.Join(rootDir, "umbrella")
+	if err := os.MkdirAll(filepath.Join(dir, "templates"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	chartYAML := "apiVersion: v2\nname: umbrella\nversion: 1.0.0\ndependencies:\n- name: webapp\n  version: ~0.1.0\n  repository: " + r.url + "\n"
+	for file, text := range map[string]string{
+		"Chart.yaml":              chartYAML,
+		"values.yaml":             "webapp:\n  replicaCount: 3\n",
+		"templates/umbrella.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-umbrella\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := spec(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "umbrella"}}})
+	s.Source.File = filepath.Join(rootDir, "components.yaml")
+	cache := t.TempDir()
+	t.Setenv("WAVESMITH_CACHE_DIR", cache)
+
+	_, err := Generator{}.Generate(context.Background(), s, generators.Options{Root: rootDir})
+	if !errors.Is(err, ErrNotFetched) || !strings.Contains(err.Error(), "dependency webapp") || !strings.Contains(err.Error(), "run wavesmith fetch") {
+		t.Fatalf("before fetch: want ErrNotFetched naming the dependency and the command, got %v", err)
+	}
+	locked, err := Fetch(context.Background(), rootDir, []*manifest.Object{s}, FetchOptions{Cache: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(locked) != 1 || locked[0].Resolved != "0.1.5" {
+		t.Fatalf("want webapp 0.1.5 locked, got %+v", locked)
+	}
+	res, err := Generator{}.Generate(context.Background(), s, generators.Options{Root: rootDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The real helm, on a copy of the folder (helm dependency build
+	// writes charts/ and Chart.lock).
+	home := t.TempDir()
+	t.Setenv("HELM_CACHE_HOME", filepath.Join(home, "cache"))
+	t.Setenv("HELM_CONFIG_HOME", filepath.Join(home, "config"))
+	t.Setenv("HELM_DATA_HOME", filepath.Join(home, "data"))
+	copyDir := filepath.Join(t.TempDir(), "umbrella")
+	if err := os.CopyFS(copyDir, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(helmBin(t), "dependency", "build", copyDir).CombinedOutput(); err != nil {
+		t.Fatalf("helm dependency build: %v\n%s", err, out)
+	}
+	want, err := decode("helm", helmTemplate(t, "rel", copyDir, "--namespace", "apps"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 2 || len(want) != len(res.Objects) {
+		t.Fatalf("helm template gives %d objects, wavesmith %d", len(want), len(res.Objects))
+	}
+	if diff := cmp.Diff(withoutAdditions(runsOnInstall(want)), withoutAdditions(res.Objects)); diff != "" {
+		t.Errorf("-helm +wavesmith:\n%s", diff)
 	}
 }
