@@ -209,13 +209,17 @@ func nondeterminismWarnings(spec *manifest.Object, r *rendered, kept map[string]
 		if !kept[tmpl] || len(fns) == 0 || r.probed[tmpl] == r.files[tmpl] {
 			continue
 		}
+		file := source(tmpl)
+		where, differs := firstDifference(file, r.files[tmpl], r.probed[tmpl])
+		if !differs {
+			continue // comments or layout only: the objects are the same
+		}
 		names := make([]string, 0, len(fns))
 		for fn := range fns {
 			names = append(names, fn)
 		}
 		sort.Strings(names)
-		file := source(tmpl)
-		out = append(out, spec.Warn(chartField, fmt.Sprintf("%s calls %s, whose result changes on every render: a second render differs (%s), so the output is never the same twice (wavesmith check keeps failing); give the value in spec.values or refer to an existing Secret instead", file, strings.Join(names, ", "), firstDifference(file, r.files[tmpl], r.probed[tmpl]))))
+		out = append(out, spec.Warn(chartField, fmt.Sprintf("%s calls %s, whose result changes on every render: a second render differs (%s), so the output is never the same twice (wavesmith check keeps failing); give the value in spec.values or refer to an existing Secret instead", file, strings.Join(names, ", "), where)))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Message < out[j].Message })
 	return out

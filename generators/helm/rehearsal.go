@@ -11,22 +11,23 @@ import (
 // firstDifference names where two renders of one template differ: the
 // object (Kind/name, with its namespace when the chart sets one) and the
 // first field path in sorted order, or only that the text differs when
-// either render is no list of objects alike.
-func firstDifference(file, helm, rehearsal string) string {
+// either render is no list of objects alike. ok is false when the texts
+// differ in comments or layout only: the objects are the same.
+func firstDifference(file, helm, rehearsal string) (where string, ok bool) {
 	a, errA := decode(file, []byte(helm))
 	b, errB := decode(file, []byte(rehearsal))
 	if errA != nil || errB != nil || len(a) != len(b) {
-		return "the text of the template"
+		return "the text of the template", true
 	}
 	for i := range a {
 		if p, ok := diffPath(a[i].Map, b[i].Map, ""); ok {
 			if p == "" {
 				p = "the whole object"
 			}
-			return fmt.Sprintf("%s at %s", a[i].Key(), p)
+			return fmt.Sprintf("%s at %s", a[i].Key(), p), true
 		}
 	}
-	return "the text of the template" // comments or layout only
+	return "", false
 }
 
 // diffPath returns the first path (map keys sorted) where a and b differ.

@@ -18,13 +18,14 @@ func TestFirstDifference(t *testing.T) {
 		"SecondObject": {cm("  x: \"1\"\n") + "---\n" + "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {p: a}\n",
 			cm("  x: \"1\"\n") + "---\n" + "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {p: b}\n", "Secret/s at stringData.p"},
 		"Count":       {cm("  x: \"1\"\n"), cm("  x: \"1\"\n") + "---\n" + cm("  x: \"1\"\n"), "the text of the template"},
-		"CommentOnly": {cm("  x: \"1\"\n") + "# a\n", cm("  x: \"1\"\n") + "# b\n", "the text of the template"},
+		"CommentOnly": {cm("  x: \"1\"\n") + "# a\n", cm("  x: \"1\"\n") + "# b\n", ""},
 		"Invalid":     {cm("  x: \"1\"\n"), "a: [", "the text of the template"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := firstDifference("t.yaml", tc.a, tc.b); got != tc.want {
-				t.Errorf("got %q, want %q", got, tc.want)
+			got, differs := firstDifference("t.yaml", tc.a, tc.b)
+			if got != tc.want || differs != (tc.want != "") {
+				t.Errorf("got %q, %v, want %q", got, differs, tc.want)
 			}
 		})
 	}
