@@ -22,6 +22,8 @@ const (
 	// Hook marks a Helm hook the renderer kept: a comma-separated list of
 	// HookValues. Argo CD may create a post-install hook only after the
 	// spec's wave is healthy, and a hook may be deleted once it succeeded.
+	// A pre-delete or post-delete hook is never applied by a sync: it runs
+	// when the engine deletes the application, if the engine can.
 	Hook = Prefix + "hook"
 )
 
@@ -40,10 +42,26 @@ var Known = []string{
 const (
 	HookPreInstall  = "pre-install"
 	HookPostInstall = "post-install"
+	HookPreDelete   = "pre-delete"
+	HookPostDelete  = "post-delete"
 )
 
 // HookValues lists the values a wavesmith.io/hook list may hold.
-var HookValues = []string{HookPreInstall, HookPostInstall}
+var HookValues = []string{HookPreInstall, HookPostInstall, HookPreDelete, HookPostDelete}
+
+// DeleteOnly reports whether a wavesmith.io/hook value names only
+// pre-delete and post-delete: an object no sync applies.
+func DeleteOnly(hook string) bool {
+	if hook == "" {
+		return false
+	}
+	for _, h := range strings.Split(hook, ",") {
+		if h = strings.TrimSpace(h); h != HookPreDelete && h != HookPostDelete {
+			return false
+		}
+	}
+	return true
+}
 
 // Annotations written on the rendered copy of a spec.
 const (

@@ -71,6 +71,9 @@ func TestParse(t *testing.T) {
 		"OldForm": {"the format of earlier releases, with blank lines and spaces around",
 			"  /v1/Service/demo/k\n\napps/v1/Deployment/demo/k  \n",
 			[]Entry{{Version: "v1", Kind: "Service", Namespace: "demo", Name: "k"}, {Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "demo", Name: "k"}}, nil},
+		"DeleteHook": {"a delete hook",
+			"batch/v1/Job/shop/cleanup hook=pre-delete",
+			[]Entry{{Group: "batch", Version: "v1", Kind: "Job", Namespace: "shop", Name: "cleanup", Hook: HookPreDelete}}, nil},
 		"Hook": {"a hook",
 			"batch/v1/Job/shop/smoke hook=post-install",
 			[]Entry{{Group: "batch", Version: "v1", Kind: "Job", Namespace: "shop", Name: "smoke", Hook: HookPostInstall}}, nil},
@@ -192,7 +195,7 @@ func TestParseOrder(t *testing.T) {
 }
 
 func TestValidateHook(t *testing.T) {
-	for _, v := range []string{"pre-install", "post-install", "pre-install,post-install", "post-install,pre-install"} {
+	for _, v := range []string{"pre-install", "post-install", "pre-install,post-install", "post-install,pre-install", "pre-delete", "post-delete", "post-delete,pre-install"} {
 		if err := ValidateHook(v); err != nil {
 			t.Errorf("ValidateHook(%q): %v", v, err)
 		}
@@ -200,6 +203,17 @@ func TestValidateHook(t *testing.T) {
 	for _, v := range []string{"", "pre-upgrade", "pre-install,", ",post-install", "PRE-INSTALL", "pre-install;post-install"} {
 		if err := ValidateHook(v); !errors.Is(err, ErrInvalidAttribute) {
 			t.Errorf("ValidateHook(%q): %v, want ErrInvalidAttribute", v, err)
+		}
+	}
+}
+
+func TestDeleteOnly(t *testing.T) {
+	for v, want := range map[string]bool{
+		"": false, "pre-install": false, "pre-delete": true, "post-delete": true,
+		"post-delete,pre-delete": true, "pre-delete,pre-install": false, "post-install,post-delete": false,
+	} {
+		if got := DeleteOnly(v); got != want {
+			t.Errorf("DeleteOnly(%q) = %v, want %v", v, got, want)
 		}
 	}
 }

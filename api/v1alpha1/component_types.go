@@ -57,6 +57,11 @@ type ComponentSpec struct {
 	// built-in kinds.
 	// +optional
 	Scopes []KindScope `json:"scopes,omitempty"`
+	// StrictHooks makes what a chart's hooks leave out an error instead
+	// of one warning: hooks no GitOps engine runs (test, rollback,
+	// upgrade-only) and the hook-failed delete policy. Charts only.
+	// +optional
+	StrictHooks bool `json:"strictHooks,omitempty"`
 }
 
 // Source names exactly one of a chart and a kustomization.
@@ -67,9 +72,22 @@ type Source struct {
 	Kustomization *KustomizationSource `json:"kustomization,omitempty"`
 }
 
-// PathSource is a path relative to the spec file.
+// PathSource is a chart: a folder relative to the spec file (path), or a
+// chart of a Helm repository (repo, name, version), which `wavesmith
+// fetch` resolves into the lock file and the chart cache.
 type PathSource struct {
-	Path string `json:"path"`
+	// Path is the chart's folder, relative to the spec file.
+	// +optional
+	Path string `json:"path,omitempty"`
+	// Repo is the URL of a Helm chart repository (https:// or http://).
+	// +optional
+	Repo string `json:"repo,omitempty"`
+	// Name is the chart's name in Repo.
+	// +optional
+	Name string `json:"name,omitempty"`
+	// Version is a chart version or a semver range (as helm's --version).
+	// +optional
+	Version string `json:"version,omitempty"`
 }
 
 // KustomizationSource is a kustomization folder, relative to the spec file.

@@ -57,6 +57,7 @@ wave and policy annotations.`,
 		return usageError{cmd: c.CommandPath(), err: err}
 	})
 	root.AddCommand(newRenderCommand(), newCheckCommand(), newFnCommand(), newGraphCommand(), newDiffCommand(), newReviewCommand(), newDiscoverCommand(), newVersionCommand())
+	root.AddCommand(newFetchCommand())
 	return root
 }
 

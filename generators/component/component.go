@@ -62,10 +62,20 @@ func Decode(spec *manifest.Object) (*v1alpha1.Component, error) {
 	switch {
 	case (src.Chart == nil) == (src.Kustomization == nil):
 		return nil, spec.FieldError("spec.source", fmt.Errorf("%w: set exactly one of chart and kustomization", manifest.ErrInvalid))
-	case src.Chart != nil && src.Chart.Path == "":
-		return nil, spec.FieldError("spec.source.chart.path", fmt.Errorf("%w: a path is required", manifest.ErrInvalid))
+	case src.Chart != nil && src.Chart.Path != "" && (src.Chart.Repo != "" || src.Chart.Name != "" || src.Chart.Version != ""):
+		return nil, spec.FieldError("spec.source.chart", fmt.Errorf("%w: set either path or repo, name and version", manifest.ErrInvalid))
+	case src.Chart != nil && src.Chart.Path == "" && src.Chart.Repo == "":
+		return nil, spec.FieldError("spec.source.chart.path", fmt.Errorf("%w: a path (or repo, name and version) is required", manifest.ErrInvalid))
+	case src.Chart != nil && src.Chart.Repo != "" && !strings.HasPrefix(src.Chart.Repo, "https://") && !strings.HasPrefix(src.Chart.Repo, "http://") && !strings.HasPrefix(src.Chart.Repo, "oci://"):
+		return nil, spec.FieldError("spec.source.chart.repo", fmt.Errorf("%w: %q: want an https:// or http:// chart repository URL, or an oci:// registry reference", manifest.ErrInvalid, src.Chart.Repo))
+	case src.Chart != nil && src.Chart.Repo != "" && src.Chart.Name == "":
+		return nil, spec.FieldError("spec.source.chart.name", fmt.Errorf("%w: a chart of a repository needs its name", manifest.ErrInvalid))
+	case src.Chart != nil && src.Chart.Repo != "" && src.Chart.Version == "":
+		return nil, spec.FieldError("spec.source.chart.version", fmt.Errorf("%w: a chart of a repository needs a version or a semver range (the lock records the exact one)", manifest.ErrInvalid))
 	case src.Kustomization != nil && src.Kustomization.Path == "":
 		return nil, spec.FieldError("spec.source.kustomization.path", fmt.Errorf("%w: a path is required", manifest.ErrInvalid))
+	case src.Kustomization != nil && c.Spec.StrictHooks:
+		return nil, spec.FieldError("spec.strictHooks", fmt.Errorf("%w: strictHooks applies to chart sources only (a kustomization has no Helm hooks)", manifest.ErrInvalid))
 	}
 	if w := c.Spec.Wave; w != nil && (*w < -32768 || *w > 32767) {
 		return nil, spec.FieldError("spec.wave", fmt.Errorf("%w: %d: want -32768..32767", manifest.ErrInvalid, *w))

@@ -47,16 +47,24 @@ func TestDecodeErrors(t *testing.T) {
 		spec  map[string]any
 		field string
 	}{
-		"NoSource":   {map[string]any{}, "spec.source"},
-		"WrongType":  {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}}, "wave": "soon"}, "spec.wave"},
-		"DeepField":  {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x", "ref": "y"}}}, "spec.source.chart.ref"},
-		"EmptyPath":  {map[string]any{"source": map[string]any{"kustomization": map[string]any{"path": ""}}}, "spec.source.kustomization.path"},
-		"BadPolicy":  {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}}, "policies": map[string]any{"update": int64(1)}}, "spec.policies.update"},
-		"DependsOn":  {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}}, "dependsOn": []any{map[string]any{"nam": "a"}}}, "spec.dependsOn[0].nam"},
-		"WaveRange":  {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}}, "wave": int64(40000)}, "spec.wave"},
-		"NoHint":     {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}}, "statusHints": []any{map[string]any{"kind": "Widget"}}}, "spec.statusHints[0].hint"},
-		"ScopeValue": {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}}, "scopes": []any{map[string]any{"kind": "K", "scope": "cluster"}}}, "spec.scopes[0].scope"},
-		"ScopeKind":  {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}}, "scopes": []any{map[string]any{"group": "g", "scope": "Cluster"}}}, "spec.scopes[0].kind"},
+		"NoSource":                 {map[string]any{}, "spec.source"},
+		"WrongType":                {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}}, "wave": "soon"}, "spec.wave"},
+		"DeepField":                {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x", "ref": "y"}}}, "spec.source.chart.ref"},
+		"EmptyPath":                {map[string]any{"source": map[string]any{"kustomization": map[string]any{"path": ""}}}, "spec.source.kustomization.path"},
+		"BadPolicy":                {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}}, "policies": map[string]any{"update": int64(1)}}, "spec.policies.update"},
+		"DependsOn":                {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}}, "dependsOn": []any{map[string]any{"nam": "a"}}}, "spec.dependsOn[0].nam"},
+		"WaveRange":                {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}}, "wave": int64(40000)}, "spec.wave"},
+		"NoHint":                   {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}}, "statusHints": []any{map[string]any{"kind": "Widget"}}}, "spec.statusHints[0].hint"},
+		"ScopeValue":               {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}}, "scopes": []any{map[string]any{"kind": "K", "scope": "cluster"}}}, "spec.scopes[0].scope"},
+		"ChartPathAndRepo":         {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x", "repo": "https://c.example"}}}, "spec.source.chart"},
+		"ChartOCINoVer":            {map[string]any{"source": map[string]any{"chart": map[string]any{"repo": "oci://r.example/c", "name": "c"}}}, "spec.source.chart.version"},
+		"ChartRepoScheme":          {map[string]any{"source": map[string]any{"chart": map[string]any{"repo": "ftp://c.example", "name": "c", "version": "1"}}}, "spec.source.chart.repo"},
+		"ChartRepoNoName":          {map[string]any{"source": map[string]any{"chart": map[string]any{"repo": "https://c.example", "version": "1"}}}, "spec.source.chart.name"},
+		"ChartRepoNoVer":           {map[string]any{"source": map[string]any{"chart": map[string]any{"repo": "https://c.example", "name": "c"}}}, "spec.source.chart.version"},
+		"ChartNothing":             {map[string]any{"source": map[string]any{"chart": map[string]any{}}}, "spec.source.chart.path"},
+		"StrictHooksKustomization": {map[string]any{"source": map[string]any{"kustomization": map[string]any{"path": "x"}}, "strictHooks": true}, "spec.strictHooks"},
+		"StrictHooksType":          {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}}, "strictHooks": "yes"}, "spec.strictHooks"},
+		"ScopeKind":                {map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}}, "scopes": []any{map[string]any{"group": "g", "scope": "Cluster"}}}, "spec.scopes[0].kind"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

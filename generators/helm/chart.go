@@ -42,6 +42,7 @@ func (e *stageError) Unwrap() error { return e.err }
 
 const (
 	chartField  = "spec.source.chart.path"
+	repoField   = "spec.source.chart.repo"
 	valuesField = "spec.values"
 	nameField   = "spec.name"
 )
@@ -59,10 +60,16 @@ func failed(field, format string, args ...any) error {
 // Between computing the values and rendering, the probe rehearses the
 // templates within its limits. CRDs are taken from the processed chart by
 // the caller.
-func renderChart(dir string, values map[string]any, rel chartutil.ReleaseOptions, caps *chartutil.Capabilities, p *probe) (*rendered, error) {
-	chrt, err := loader.Load(dir)
+//
+// load gives the chart (nil: Helm's loader reads the folder dir); dir
+// names it in messages.
+func renderChart(dir string, load func() (*chart.Chart, error), values map[string]any, rel chartutil.ReleaseOptions, caps *chartutil.Capabilities, p *probe) (*rendered, error) {
+	if load == nil {
+		load = func() (*chart.Chart, error) { return loader.Load(dir) }
+	}
+	chrt, err := load()
 	if err != nil {
-		return nil, failed(chartField, "loading %s: %v", dir, err)
+		return nil, failed(chartField, "loading %s: %w", dir, err)
 	}
 	if t := chrt.Metadata.Type; t != "" && t != "application" {
 		return nil, failed(chartField, "%s: %s charts are not installable", dir, t)

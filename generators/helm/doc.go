@@ -4,7 +4,17 @@
 // dependency processing with condition, tags, alias and import-values,
 // values coalescing and schema validation, the template engine, NOTES and
 // manifest splitting), and translates hooks into waves and policies as
-// component-operator-runtime does.
+// component-operator-runtime does, marking each kept hook with the native
+// wavesmith.io/hook (install and delete hooks); hooks no GitOps engine
+// runs (test, rollback, upgrade-only) and the hook-failed delete policy are
+// left out with one warning per chart, or refused with spec.strictHooks.
+//
+// A chart of a Helm repository (spec.source.chart repo, name, version) is
+// read from the lock (LockFile, at the root) and the content-addressed
+// cache (CacheDir) only; Fetch, behind `wavesmith fetch`, fills both with
+// Helm's HTTP getter and credentials, downloads capped, digests checked,
+// archives expanded in memory with every entry checked (remote.go,
+// fetch.go).
 //
 // Before Helm's loader reads a chart folder, the sizes of its files are
 // summed: a chart holds at most 100 MiB, subcharts included (size.go).
@@ -13,8 +23,10 @@
 // function wrapped (probe.go): hostile charts fail with ErrBudget before
 // they allocate too much or generate too many keys (component.FuncCost), rendering stops at the context's deadline, and
 // templates calling functions whose result changes on every render are
-// reported as warnings. tpl may nest 100 deep (Helm sets no bound: a
-// value calling tpl on itself would recurse until memory ran out).
+// reported as warnings when the probe's output (its clock moved a year, a
+// month, a day and more) differs from Helm's, naming the object and
+// field. tpl may nest 100 deep (Helm sets no bound: a value calling tpl
+// on itself would recurse until memory ran out).
 //
 // A values.schema.json (the chart's or a subchart's) may refer only
 // within itself ("#..."): Helm's schema compiler would fetch a $ref,

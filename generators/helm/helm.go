@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
@@ -35,22 +37,54 @@ type Generator struct{}
 
 // Generate implements generators.Generator for a Component with
 // spec.source.chart. It gives up with ErrBudget when ctx ends.
-func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
+func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts generators.Options) (res generators.Result, err error) {
 	c, err := component.Decode(spec)
 	if err != nil {
 		return generators.Result{}, err
 	}
-	dir, err := component.ResolvePath(spec, chartField, c.Spec.Source.Chart.Path, opts.Root)
-	if err != nil {
-		return generators.Result{}, err
+	if repoSource(c.Spec.Source.Chart) {
+		// A chart of a repository has no path: name the chart.
+		defer func() {
+			var me *manifest.Error
+			if errors.As(err, &me) && me.Field == chartField {
+				me.Field = "spec.source.chart"
+			}
+			for i := range res.Warnings {
+				if res.Warnings[i].Field == chartField {
+					res.Warnings[i].Field = "spec.source.chart"
+				}
+			}
+		}()
 	}
-	// Helm's loader follows symlinks and reads any file: check the chart
-	// (its subcharts and .Files included) stays inside the root first.
-	if err := component.CheckTree(spec, chartField, dir, opts.Root); err != nil {
-		return generators.Result{}, err
-	}
-	if err := checkChartSize(dir, opts.Root); err != nil {
-		return generators.Result{}, stageFailure(spec, c.Spec.Name != "", err)
+	var dir string
+	var load func() (*chart.Chart, error)
+	if src := c.Spec.Source.Chart; repoSource(src) {
+		// A chart of a repository: the lock and the cache only.
+		chrt, where, err := loadLocked(opts.Root, src)
+		if err != nil {
+			return generators.Result{}, spec.FieldError(repoField, fmt.Errorf("%w: %w", ErrChart, err))
+		}
+		dir, load = where, func() (*chart.Chart, error) { return chrt, addLockedDependencies(opts.Root, chrt) }
+	} else {
+		dir, err = component.ResolvePath(spec, chartField, src.Path, opts.Root)
+		if err != nil {
+			return generators.Result{}, err
+		}
+		// Helm's loader follows symlinks and reads any file: check the chart
+		// (its subcharts and .Files included) stays inside the root first.
+		if err := component.CheckTree(spec, chartField, dir, opts.Root); err != nil {
+			return generators.Result{}, err
+		}
+		if err := checkChartSize(dir, opts.Root); err != nil {
+			return generators.Result{}, stageFailure(spec, c.Spec.Name != "", err)
+		}
+		load = func() (*chart.Chart, error) {
+			chrt, err := loader.Load(dir)
+			if err != nil {
+				return nil, err
+			}
+			return chrt, addLockedDependencies(opts.Root, chrt)
+		}
 	}
 	values, err := component.Values(spec, c, opts.Root)
 	if err != nil {
@@ -63,7 +97,7 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 	}
 	p := newProbe(defaultLimits)
 	rel := chartutil.ReleaseOptions{Name: name, Namespace: ns, Revision: 1, IsInstall: true}
-	r, err := renderWithin(ctx, p, func() (*rendered, error) { return renderChart(dir, values, rel, caps, p) })
+	r, err := renderWithin(ctx, p, func() (*rendered, error) { return renderChart(dir, load, values, rel, caps, p) })
 	if err != nil {
 		return generators.Result{}, stageFailure(spec, c.Spec.Name != "", err)
 	}
@@ -97,15 +131,21 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 		kept[m.Name] = kept[m.Name] || len(got) > 0
 	}
 	wave := opts.Wave // the engine's wave plan decides it
+	var left []leftOut
 	for _, h := range r.hooks {
-		got, w, err := translateHook(h, source(h.Path), wave)
+		got, l, err := translateHook(h, source(h.Path), wave)
 		if err != nil {
 			return generators.Result{}, err
 		}
-		warns = append(warns, w...)
+		left = append(left, l...)
 		objs = append(objs, got...)
 		kept[h.Path] = kept[h.Path] || len(got) > 0
 	}
+	w, err := leftOutHooks(spec, c.Spec.StrictHooks, left)
+	if err != nil {
+		return generators.Result{}, err
+	}
+	warns = append(warns, w...)
 	warns = append(warns, nondeterminismWarnings(spec, r, kept, source)...)
 	for _, o := range objs {
 		switch v, ok := o.Annotation(resourcePolicy); {
@@ -155,31 +195,31 @@ func stageFailure(spec *manifest.Object, hasName bool, err error) error {
 	case errors.Is(err, ErrBudget):
 		return spec.FieldError(field, err)
 	}
-	return spec.FieldError(field, fmt.Errorf("%w: %v", ErrChart, err))
+	return spec.FieldError(field, fmt.Errorf("%w: %w", ErrChart, err))
 }
 
-// nondeterminismWarnings names, for each template whose output is kept,
-// the functions it called whose result changes on every render: clock
-// functions always, random ones when they made the probe's output differ
-// from Helm's (not when, say, default ignored the random value).
+// nondeterminismWarnings names, for each template whose output is kept
+// and differs between the probe's rehearsal and Helm's run, the functions
+// it called whose result changes on every render, and the first object
+// and field that differ. A template whose output ignores them (a default
+// given, now only checking a duration) is not reported.
 func nondeterminismWarnings(spec *manifest.Object, r *rendered, kept map[string]bool, source func(string) string) []manifest.Warning {
 	var out []manifest.Warning
 	for tmpl, fns := range r.calls {
-		if !kept[tmpl] {
+		if !kept[tmpl] || len(fns) == 0 || r.probed[tmpl] == r.files[tmpl] {
 			continue
 		}
-		differs := r.probed[tmpl] != r.files[tmpl]
-		var names []string
+		file := source(tmpl)
+		where, differs := firstDifference(file, r.files[tmpl], r.probed[tmpl])
+		if !differs {
+			continue // comments or layout only: the objects are the same
+		}
+		names := make([]string, 0, len(fns))
 		for fn := range fns {
-			if timeBound[fn] || differs {
-				names = append(names, fn)
-			}
-		}
-		if len(names) == 0 {
-			continue
+			names = append(names, fn)
 		}
 		sort.Strings(names)
-		out = append(out, spec.Warn(chartField, fmt.Sprintf("%s calls %s, whose result changes on every render: the output is never the same twice (wavesmith check keeps failing); give the value in spec.values or refer to an existing Secret instead", source(tmpl), strings.Join(names, ", "))))
+		out = append(out, spec.Warn(chartField, fmt.Sprintf("%s calls %s, whose result changes on every render: a second render differs (%s), so the output is never the same twice (wavesmith check keeps failing); give the value in spec.values or refer to an existing Secret instead", file, strings.Join(names, ", "), where)))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Message < out[j].Message })
 	return out

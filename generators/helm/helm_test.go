@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -64,12 +63,12 @@ func withoutAdditions(objs []*manifest.Object) map[string]any {
 	return out
 }
 
-// runsOnInstall drops the hooks that do not run on install, which
-// wavesmith leaves out.
+// runsOnInstall drops the hooks that no GitOps engine runs (neither on
+// install nor on delete), which wavesmith leaves out.
 func runsOnInstall(objs []*manifest.Object) []*manifest.Object {
 	var out []*manifest.Object
 	for _, o := range objs {
-		if h, ok := o.Annotation("helm.sh/hook"); ok && !strings.Contains(h, "-install") {
+		if h, ok := o.Annotation("helm.sh/hook"); ok && !strings.Contains(h, "-install") && !strings.Contains(h, "-delete") {
 			continue
 		}
 		out = append(out, o)
@@ -141,7 +140,7 @@ func TestTextEqualsHelmTemplate(t *testing.T) {
 	for _, dir := range charts {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			want := helmTemplate(t, "rel", dir, "-n", "apps", "--include-crds", "--kube-version", "v1.33.0")
-			r, err := renderChart(dir, map[string]any{}, chartutil.ReleaseOptions{Name: "rel", Namespace: "apps", Revision: 1, IsInstall: true}, caps, newProbe(defaultLimits))
+			r, err := renderChart(dir, nil, map[string]any{}, chartutil.ReleaseOptions{Name: "rel", Namespace: "apps", Revision: 1, IsInstall: true}, caps, newProbe(defaultLimits))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -197,7 +196,7 @@ func TestHooksAndCRDs(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("-want +got:\n%s", diff)
 	}
-	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "does not run on install") {
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "Pod/rel-test ([test])") {
 		t.Errorf("the test hook is left out with a warning: %v", res.Warnings)
 	}
 }
@@ -250,15 +249,18 @@ func TestErrors(t *testing.T) {
 			map[string]any{"source": src("charts/schema")["source"], "values": map[string]any{"database": map[string]any{"port": "x"}}}, ErrChart, []string{"/database/port", "spec.values"}},
 		"InvalidYAML":      {"a chart rendering invalid YAML", src("bad-charts/invalid-yaml"), ErrChart, []string{"YAML parse error", "invalid-yaml/templates/cm.yaml"}},
 		"NativeAnnotation": {"a chart setting wavesmith.io annotations", src("bad-charts/native"), manifest.ErrInvalid, []string{"wavesmith.io/apply-order", "native/templates/cm.yaml"}},
-		"PreDelete":        {"a pre-delete hook", src("bad-charts/pre-delete"), ErrHook, []string{"pre-delete"}},
+		"StrictLeftOut": {"with strictHooks, a hook no engine runs is an error naming the first",
+			map[string]any{"source": src("charts/upgrade-hooks")["source"], "strictHooks": true}, ErrHook, []string{"upgrade-hooks/templates/hooks.yaml", "Job.batch/rel-post-upgrade", "metadata.annotations.helm.sh/hook", "[post-upgrade]", "no GitOps engine runs it"}},
+		"StrictHookFailed": {"with strictHooks, the hook-failed delete policy is an error",
+			map[string]any{"source": src("charts/delete-hooks")["source"], "strictHooks": true}, ErrHook, []string{"delete-hooks/templates/job.yaml", "ConfigMap/rel-marker", "metadata.annotations.helm.sh/hook-delete-policy", "hook-failed"}},
 		"ValuesOutside": {"a values file outside the root",
 			map[string]any{"source": src("charts/webapp")["source"], "valuesFiles": []any{"../../../../etc/passwd"}}, component.ErrOutsideRoot, []string{"spec.valuesFiles[0]"}},
 		"UnknownField": {"unknown spec fields", map[string]any{"source": src("charts/webapp")["source"], "valuez": map[string]any{}}, manifest.ErrInvalid, []string{"spec.valuez"}},
 		"TwoSources":   {"both sources", map[string]any{"source": map[string]any{"chart": map[string]any{"path": "a"}, "kustomization": map[string]any{"path": "b"}}}, manifest.ErrInvalid, []string{"exactly one"}},
 		"LibraryChart": {"a library chart is not installable, as in helm template",
 			src("charts/deps/charts/common"), ErrChart, []string{"spec.source.chart.path", "library charts are not installable"}},
-		"MissingDependency": {"a dependency missing from charts/, as in helm template",
-			src("bad-charts/missing-dep"), ErrChart, []string{"spec.source.chart.path", "missing in charts/ directory: redis"}},
+		"MissingDependency": {"a repository dependency missing from charts/ and from the lock names the command that fetches it",
+			src("bad-charts/missing-dep"), ErrNotFetched, []string{"spec.source.chart.path", "dependency redis of Chart.yaml", "run wavesmith fetch"}},
 		"ReleaseName": {"a release name Helm refuses names spec.name",
 			map[string]any{"source": src("charts/webapp")["source"], "name": "Bad_Name"}, ErrChart, []string{"spec.name", `release name "Bad_Name"`}},
 		"KubeVersion": {"a chart requiring a newer Kubernetes than --kube-version",
@@ -385,15 +387,17 @@ func TestUpgradeOnlyHooks(t *testing.T) {
 	if diff := cmp.Diff([]string{"ConfigMap/apps/rel-app"}, keys); diff != "" {
 		t.Errorf("objects: -want +got:\n%s", diff)
 	}
+	// One warning for the chart, naming each hook left out in file order.
+	dir := filepath.Join(root, "testdata", "charts", "upgrade-hooks", "templates", "hooks.yaml")
 	var warned []string
 	for _, w := range res.Warnings {
-		if !strings.Contains(w.Message, "does not run on install: left out") {
-			t.Errorf("unexpected warning %s", w)
-		}
-		warned = append(warned, w.Object)
+		warned = append(warned, w.Object+" "+w.Field+": "+w.Message)
 	}
-	sort.Strings(warned)
-	want := []string{"Job.batch/rel-post-upgrade", "Job.batch/rel-pre-upgrade", "Pod/rel-rollback", "Pod/rel-test"}
+	want := []string{"Component.wavesmith.io/apps/rel spec.source.chart.path: left out, since no GitOps engine runs them (spec.strictHooks: true makes this an error): " +
+		dir + " Job.batch/rel-post-upgrade ([post-upgrade]); " +
+		dir + " Job.batch/rel-pre-upgrade ([pre-upgrade]); " +
+		dir + " Pod/rel-rollback ([pre-rollback post-rollback]); " +
+		dir + " Pod/rel-test ([test])"}
 	if diff := cmp.Diff(want, warned); diff != "" {
 		t.Errorf("warnings: -want +got:\n%s", diff)
 	}
@@ -464,5 +468,35 @@ func TestOutputReadAsYAML11(t *testing.T) {
 	}
 	if diff := cmp.Diff(fromHelm["spec"].(map[string]any)["suspend"], spec["suspend"]); diff != "" {
 		t.Errorf("spec.suspend differs from helm template's as sigs.k8s.io/yaml reads it (-helm +wavesmith):\n%s", diff)
+	}
+}
+
+// TestDeleteHooks: pre-delete and post-delete hooks are kept with the
+// native marker, in the Component's wave whatever their weight (no sync
+// applies them); a hook running on install and on delete is placed as an
+// install hook; the hook-failed delete policy is left out with the
+// chart's one warning.
+func TestDeleteHooks(t *testing.T) {
+	res, err := Generator{}.Generate(context.Background(), spec(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/delete-hooks"}}}), generators.Options{Root: root, Wave: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ Apply, Purge, Reconcile, Update, Hook string }
+	got := map[string]row{}
+	for _, o := range res.Objects {
+		a := func(k string) string { v, _ := o.Annotation(k); return v }
+		got[o.Key().String()] = row{a(inventory.ApplyOrder), a(inventory.PurgeOrder), a(inventory.ReconcilePolicy), a(inventory.UpdatePolicy), a(inventory.Hook)}
+	}
+	want := map[string]row{
+		"Job.batch/apps/rel-cleanup":  {Apply: "2", Purge: "203", Reconcile: "once", Hook: "pre-delete"},
+		"Job.batch/apps/rel-farewell": {Apply: "2", Reconcile: "once", Update: "recreate", Hook: "post-delete"},
+		"ConfigMap/apps/rel-marker":   {Apply: "-99", Reconcile: "once", Hook: "pre-delete,pre-install"},
+		"ConfigMap/apps/rel-app":      {},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "ConfigMap/rel-marker (hook-delete-policy hook-failed)") {
+		t.Errorf("want one warning naming the hook-failed policy, got %v", res.Warnings)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"text/template"
+	"time"
 
 	"github.com/Masterminds/sprig/v3"
 	"github.com/mitchellh/copystructure"
@@ -28,7 +29,8 @@ import (
 // too much. Only a chart that passes is given to Helm, whose run then does
 // the same, bounded work. The wrappers also note which templates called
 // functions whose result changes on every render (randAlphaNum, genCA,
-// now, ...).
+// now, ...): for those templates the probe is a rehearsal, whose output
+// (with the clock moved, see rehearsalClock) is compared with Helm's.
 
 // limits bound one chart's templates.
 type limits struct {
@@ -54,9 +56,32 @@ func overBudget(format string, args ...any) *budgetError {
 	return &budgetError{msg: fmt.Sprintf(format, args...)}
 }
 
-// timeBound functions change with the clock: two runs a moment apart may
-// well agree, so their calls are reported even when outputs do not differ.
-var timeBound = map[string]bool{"now": true, "ago": true}
+// rehearsalClock is the probe's clock: the time shifted by a year, a
+// month, a day, an hour, a minute, a second, a millisecond, a microsecond
+// and a nanosecond (and so by 2 to 6 weekdays), so that a template whose
+// output depends on the time, at any of these granularities, writes
+// something else in the probe than in Helm's run a moment later. A
+// template calling now only to check a duration writes the same.
+func rehearsalClock() time.Time { return rehearsalShift(time.Now()) }
+
+func rehearsalShift(t time.Time) time.Time {
+	return t.AddDate(1, 1, 1).Add(time.Hour + time.Minute + time.Second + time.Millisecond + time.Microsecond + time.Nanosecond)
+}
+
+// rehearsalAgo is sprig's ago on the probe's clock.
+func rehearsalAgo(date any) string {
+	now := rehearsalClock()
+	t := now
+	switch d := date.(type) {
+	case time.Time:
+		t = d
+	case int64:
+		t = time.Unix(d, 0)
+	case int:
+		t = time.Unix(int64(d), 0)
+	}
+	return now.Sub(t).Round(time.Second).String()
+}
 
 // nondeterministic are the functions whose result changes from one
 // render to the next.
@@ -261,6 +286,8 @@ func (p *probe) funcs(t *template.Template, included map[string]int) template.Fu
 	for k, v := range helmFuncs() {
 		f[k] = v
 	}
+	// The clock of the rehearsal (see rehearsalClock).
+	f["now"], f["ago"] = rehearsalClock, rehearsalAgo
 	// text/template's own printers, so that they are measured too.
 	f["print"], f["printf"], f["println"] = fmt.Sprint, fmt.Sprintf, fmt.Sprintln
 	for name, fn := range f {

@@ -66,9 +66,10 @@ func TestProbeEqualsHelmEngine(t *testing.T) {
 	}
 }
 
-// TestNondeterministic: templates whose kept output changes on every
-// render are named with the functions they called; calls whose result
-// the output ignores, left-out hooks and NOTES.txt are not.
+// TestNondeterministic: templates whose kept output differs between the
+// rehearsal and Helm's run are named with the functions they called and
+// the first object and field that differ; calls whose result the output
+// ignores, left-out hooks and NOTES.txt are not.
 func TestNondeterministic(t *testing.T) {
 	res, err := generate(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "bad-charts/nondeterministic"}}})
 	if err != nil {
@@ -77,20 +78,50 @@ func TestNondeterministic(t *testing.T) {
 	dir := filepath.Join(root, "testdata", "bad-charts", "nondeterministic", "templates")
 	var got []string
 	for _, w := range res.Warnings {
-		if strings.Contains(w.Message, "does not run on install") {
+		if strings.Contains(w.Message, "no GitOps engine runs") {
 			continue
 		}
 		if w.Object != "Component.wavesmith.io/apps/rel" || w.Field != "spec.source.chart.path" {
 			t.Errorf("the warning names the Component and its chart: %+v", w)
 		}
-		got = append(got, strings.SplitN(w.Message, ", whose", 2)[0])
+		got = append(got, strings.SplitN(w.Message, ", so the output", 2)[0])
 	}
 	want := []string{
-		filepath.Join(dir, "configmap.yaml") + " calls now, uuidv4", // uuidv4 through include
-		filepath.Join(dir, "secret.yaml") + " calls randAlpha, randAlphaNum",
+		// uuidv4 through include; data.id comes first, data.year (now) differs too
+		filepath.Join(dir, "configmap.yaml") + " calls now, uuidv4, whose result changes on every render: a second render differs (ConfigMap/rel-id at data.id)",
+		filepath.Join(dir, "secret.yaml") + " calls randAlpha, randAlphaNum, whose result changes on every render: a second render differs (Secret/rel-secret at stringData.password)",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("-want +got:\n%s", diff)
+	}
+}
+
+// TestClockOnlyChecked: a chart calling now only to check a duration
+// (cilium) renders alike twice, and no warning says otherwise; a template
+// writing the year does differ in the rehearsal, whose clock is moved.
+func TestClockOnlyChecked(t *testing.T) {
+	res, err := generate(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/clock-check"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Warnings) != 0 {
+		t.Errorf("want no warning, got %v", res.Warnings)
+	}
+	// Every field of the rehearsal's clock differs from the clock's, on
+	// days where calendars turn (leap days, month and year ends).
+	const layout = "2006 01 02 Mon 15 04 05 .000 .000000 .000000000"
+	for _, at := range []string{"2024-02-28T23:59:59.999999999Z", "2024-02-29T00:00:00Z", "2023-01-31T12:30:30.5Z", "2025-12-31T23:59:59.998998999Z", "2026-11-26T13:10:03.123456789Z"} {
+		now, err := time.Parse(time.RFC3339Nano, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ra, rb := rehearsalShift(now).Format(layout), now.Format(layout)
+		a, b := strings.Fields(ra), strings.Fields(rb)
+		for i := range a {
+			if a[i] == b[i] {
+				t.Errorf("the rehearsal clock %q agrees with the clock %q in field %d", ra, rb, i)
+			}
+		}
 	}
 }
 

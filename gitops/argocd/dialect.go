@@ -94,16 +94,39 @@ func (Engine) SetWave(obj *manifest.Object, wave int) {
 }
 
 // annotateHook makes a wavesmith hook an Argo CD hook: pre-install runs in
-// PreSync, post-install in PostSync; a purge-order becomes HookSucceeded
-// (Argo CD deletes the hook once it succeeded) and update-policy recreate
-// BeforeHookCreation.
+// PreSync, post-install in PostSync (pre-install wins when both are
+// given), pre-delete in PreDelete and post-delete in PostDelete (when the
+// Application is deleted; a sync never applies them); a purge-order
+// becomes HookSucceeded (Argo CD deletes the hook once it succeeded) and
+// update-policy recreate BeforeHookCreation.
 func (Engine) annotateHook(obj *manifest.Object, lc *gitops.Lifecycle) {
-	phase := "PostSync"
+	var pre, post, preDelete, postDelete bool
 	for _, h := range strings.Split(lc.Hook, ",") {
-		if strings.TrimSpace(h) == inventory.HookPreInstall {
-			phase = "PreSync"
+		switch strings.TrimSpace(h) {
+		case inventory.HookPreInstall:
+			pre = true
+		case inventory.HookPostInstall:
+			post = true
+		case inventory.HookPreDelete:
+			preDelete = true
+		case inventory.HookPostDelete:
+			postDelete = true
 		}
 	}
+	var phases []string
+	switch {
+	case pre:
+		phases = append(phases, "PreSync")
+	case post:
+		phases = append(phases, "PostSync")
+	}
+	if preDelete {
+		phases = append(phases, "PreDelete")
+	}
+	if postDelete {
+		phases = append(phases, "PostDelete")
+	}
+	phase := strings.Join(phases, ",")
 	gitops.SetIfAbsent(obj, Hook, phase)
 	var dp []string
 	if lc.Update == inventory.UpdateRecreate {

@@ -46,6 +46,16 @@ func (Engine) Annotate(obj *manifest.Object, lc *gitops.Lifecycle) []manifest.Wa
 	warn := func(key, format string, args ...any) {
 		warns = append(warns, obj.Warn("metadata.annotations."+key, "flux cannot express this: "+fmt.Sprintf(format, args...)))
 	}
+	if inventory.DeleteOnly(lc.Hook) {
+		// Flux runs no delete hooks: an Ignore object is never applied,
+		// kept out of health checks and of garbage collection.
+		gitops.SetIfAbsent(obj, SSAAnnotation, "Ignore")
+		warn(inventory.Hook, "%s hook (Flux runs no hooks when it deletes objects): never applied", lc.Hook)
+		return warns
+	}
+	if strings.Contains(lc.Hook, "-delete") {
+		warn(inventory.Hook, "%s hook: applied as an object of its wave; its delete part never runs", lc.Hook)
+	}
 	switch {
 	case lc.Reconcile == inventory.ReconcileOnce:
 		gitops.SetIfAbsent(obj, SSAAnnotation, "IfNotPresent")

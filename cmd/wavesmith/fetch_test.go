@@ -1,0 +1,64 @@
+package main
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/repo"
+
+	"github.com/wavesmith/wavesmith/generators/helm"
+)
+
+// TestFetchThenRenderOffline: wavesmith fetch fills the lock and the
+// cache from a chart repository; render then works with the repository
+// gone, and without the cache fails naming the command.
+func TestFetchThenRenderOffline(t *testing.T) {
+	repoDir := t.TempDir()
+	srv := httptest.NewServer(http.FileServer(http.Dir(repoDir)))
+	chrt, err := loader.Load("../../testdata/charts/webapp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chrt.Metadata.Version = "0.3.0"
+	if _, err := chartutil.Save(chrt, repoDir); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := repo.IndexDirectory(repoDir, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.WriteFile(filepath.Join(repoDir, "index.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	comp := "apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata: {name: shop, namespace: apps}\nspec:\n  source:\n    chart: {repo: " + srv.URL + ", name: webapp, version: \"~0.3\"}\n"
+	if err := os.WriteFile(filepath.Join(root, "comp.yaml"), []byte(comp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WAVESMITH_CACHE_DIR", filepath.Join(t.TempDir(), "cache"))
+	t.Setenv("HELM_REPOSITORY_CONFIG", filepath.Join(t.TempDir(), "repositories.yaml"))
+
+	code, out, stderr := wavesmith(t, "", "fetch", "--root", root, root)
+	if code != exitOK || !strings.Contains(out, "webapp 0.3.0 sha256:") {
+		t.Fatalf("fetch: exit %d, stdout %q, stderr %s", code, out, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(root, helm.LockFile)); err != nil {
+		t.Fatal(err)
+	}
+	srv.Close() // offline from here
+	code, out, stderr = wavesmith(t, "", "render", "--root", root, root)
+	if code != exitOK || !strings.Contains(out, "kind: Deployment") {
+		t.Fatalf("render after fetch: exit %d: %s", code, stderr)
+	}
+	t.Setenv("WAVESMITH_CACHE_DIR", filepath.Join(t.TempDir(), "empty"))
+	code, _, stderr = wavesmith(t, "", "render", "--root", root, root)
+	if code == exitOK || !strings.Contains(stderr, "run wavesmith fetch") {
+		t.Errorf("render without the cache: exit %d, want a failure naming wavesmith fetch: %s", code, stderr)
+	}
+}

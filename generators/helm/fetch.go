@@ -1,0 +1,364 @@
+package helm
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/getter"
+	"helm.sh/helm/v3/pkg/repo"
+	"sigs.k8s.io/yaml"
+
+	"github.com/wavesmith/wavesmith/api/v1alpha1"
+	"github.com/wavesmith/wavesmith/generators/component"
+	"github.com/wavesmith/wavesmith/manifest"
+)
+
+// ErrFetch: a chart repository could not be read, or has no chart that
+// matches.
+var ErrFetch = errors.New("fetching a chart")
+
+// FetchOptions say where fetched charts go and which credentials apply.
+type FetchOptions struct {
+	// Cache is the chart cache (CacheDir).
+	Cache string
+	// RepositoryConfig is Helm's repositories.yaml (helm repo add writes
+	// it): an entry whose URL is a Component's repo gives its
+	// credentials and TLS files. "" or a missing file: none.
+	RepositoryConfig string
+	// RegistryConfig is Helm's registry credentials file (helm registry
+	// login writes it), for oci:// charts. "": none.
+	RegistryConfig string
+	// PlainHTTP reaches OCI registries over plain HTTP (helm's
+	// --plain-http).
+	PlainHTTP bool
+	// Timeout bounds each download (default 2 minutes).
+	Timeout time.Duration
+}
+
+// Fetch resolves the repository charts the Components among specs name
+// (and the repository dependencies a chart folder's Chart.yaml names),
+// downloads each archive whose digest the lock at root does not already
+// find in the cache, checks it (digest against the repository's index,
+// archive safety, name and version), stores it in the cache by digest and
+// writes the lock: exactly the charts the specs name, sorted (none is
+// written when there are none and were none). It returns the lock's
+// entries.
+func Fetch(ctx context.Context, root string, specs []*manifest.Object, opts FetchOptions) ([]LockedChart, error) {
+	if opts.Timeout == 0 {
+		opts.Timeout = 2 * time.Minute
+	}
+	old, err := readLock(root)
+	if err != nil {
+		return nil, err
+	}
+	creds, err := repoCredentials(opts.RepositoryConfig)
+	if err != nil {
+		return nil, err
+	}
+	lock := &Lock{}
+	indexes := map[string]*repo.IndexFile{}
+	for _, spec := range specs {
+		if spec.Group() != v1alpha1.Group || spec.Kind() != v1alpha1.ComponentKind {
+			continue
+		}
+		c, err := component.Decode(spec)
+		if err != nil {
+			return nil, err
+		}
+		src := c.Spec.Source.Chart
+		if src == nil {
+			continue
+		}
+		// The chart itself, or the repository dependencies of a chart
+		// folder (Chart.yaml's, charts/ lacking them).
+		wanted, field := []*v1alpha1.PathSource{src}, repoField
+		if !repoSource(src) {
+			field = chartField
+			wanted, err = folderDependencies(spec, src.Path, root)
+			if err != nil {
+				return nil, err
+			}
+		}
+		for _, w := range wanted {
+			if lock.find(w.Repo, w.Name, w.Version) != nil {
+				continue
+			}
+			if lc := old.find(w.Repo, w.Name, w.Version); lc != nil && cached(opts.Cache, lc) {
+				lock.Charts = append(lock.Charts, *lc)
+				continue
+			}
+			fetch := func() (*LockedChart, error) {
+				return fetchOne(ctx, w, indexes, creds[strings.TrimSuffix(w.Repo, "/")], opts)
+			}
+			if strings.HasPrefix(w.Repo, ociScheme) {
+				fetch = func() (*LockedChart, error) { return fetchOCI(ctx, w, opts) }
+			}
+			lc, err := fetch()
+			if err != nil {
+				if w != src {
+					err = fmt.Errorf("dependency %s of Chart.yaml: %w", w.Name, err)
+				}
+				return nil, spec.FieldError(field, err)
+			}
+			lock.Charts = append(lock.Charts, *lc)
+		}
+	}
+	if len(lock.Charts) == 0 && len(old.Charts) == 0 {
+		return nil, nil // no repository charts: no lock to write
+	}
+	b, err := lock.encode()
+	if err != nil {
+		return nil, err
+	}
+	if err := writeAtomic(filepath.Join(root, LockFile), b); err != nil {
+		return nil, err
+	}
+	return lock.Charts, nil
+}
+
+// folderDependencies returns the repository dependencies of the chart
+// folder path (relative to spec's file) that its charts/ lacks, checked as
+// render checks the folder before Helm's loader reads it.
+func folderDependencies(spec *manifest.Object, path, root string) ([]*v1alpha1.PathSource, error) {
+	dir, err := component.ResolvePath(spec, chartField, path, root)
+	if err != nil {
+		return nil, err
+	}
+	if err := component.CheckTree(spec, chartField, dir, root); err != nil {
+		return nil, err
+	}
+	if err := checkChartSize(dir, root); err != nil {
+		return nil, spec.FieldError(chartField, err)
+	}
+	chrt, err := loader.Load(dir)
+	if err != nil {
+		return nil, spec.FieldError(chartField, fmt.Errorf("%w: loading %s: %w", ErrChart, dir, err))
+	}
+	var out []*v1alpha1.PathSource
+	for _, d := range repoDependencies(chrt) {
+		out = append(out, &v1alpha1.PathSource{Repo: d.Repository, Name: d.Name, Version: d.Version})
+	}
+	return out, nil
+}
+
+// cached reports whether the cache holds lc's archive with its digest.
+func cached(cache string, lc *LockedChart) bool {
+	h, err := digestHex(lc.Digest)
+	if err != nil {
+		return false
+	}
+	b, err := readCapped(cachePath(cache, h), maxArchive)
+	return err == nil && sha256Digest(b) == lc.Digest
+}
+
+func fetchOne(ctx context.Context, src *v1alpha1.PathSource, indexes map[string]*repo.IndexFile, cred *repo.Entry, opts FetchOptions) (*LockedChart, error) {
+	base := strings.TrimSuffix(src.Repo, "/")
+	idx := indexes[base]
+	if idx == nil {
+		b, err := download(ctx, base+"/index.yaml", maxIndex, cred, base, opts)
+		if err != nil {
+			return nil, err
+		}
+		idx = &repo.IndexFile{}
+		if err := yaml.Unmarshal(b, idx); err != nil {
+			return nil, fmt.Errorf("%w: %s/index.yaml: %v", ErrFetch, base, err)
+		}
+		for name, vs := range idx.Entries {
+			kept := vs[:0]
+			for _, v := range vs {
+				if v != nil && v.Metadata != nil {
+					kept = append(kept, v)
+				}
+			}
+			idx.Entries[name] = kept
+		}
+		idx.SortEntries()
+		indexes[base] = idx
+	}
+	cv, err := idx.Get(src.Name, src.Version)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s has no chart %s matching version %q: %v", ErrFetch, base, src.Name, src.Version, err)
+	}
+	if len(cv.URLs) == 0 {
+		return nil, fmt.Errorf("%w: %s: %s %s has no URL in the index", ErrFetch, base, src.Name, cv.Version)
+	}
+	url, err := repo.ResolveReferenceURL(base+"/", cv.URLs[0])
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrFetch, cv.URLs[0], err)
+	}
+	data, err := download(ctx, url, maxArchive, cred, base, opts)
+	if err != nil {
+		return nil, err
+	}
+	digest := sha256Digest(data)
+	if cv.Digest != "" && "sha256:"+cv.Digest != digest {
+		return nil, fmt.Errorf("%w: %s is %s, the repository's index says sha256:%s", ErrDigest, url, digest, cv.Digest)
+	}
+	if _, err := loadArchive(data, src.Name, cv.Version); err != nil {
+		return nil, fmt.Errorf("%s: %w", url, err)
+	}
+	h, _ := digestHex(digest)
+	if err := writeAtomic(cachePath(opts.Cache, h), data); err != nil {
+		return nil, err
+	}
+	return &LockedChart{Repo: src.Repo, Name: src.Name, Version: src.Version, Resolved: cv.Version, Digest: digest, URL: url}, nil
+}
+
+// download gets url with Helm's HTTP getter, the credentials of the
+// repository's entry (sent to other hosts only with passCredentialsAll),
+// reading at most limit bytes.
+func download(ctx context.Context, url string, limit int64, cred *repo.Entry, base string, opts FetchOptions) ([]byte, error) {
+	tr, err := cappedTransport(limit, cred)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrFetch, url, err)
+	}
+	gopts := []getter.Option{getter.WithURL(url), getter.WithTransport(tr), getter.WithTimeout(opts.Timeout)}
+	if cred != nil && cred.Username != "" && (cred.PassCredentialsAll || strings.HasPrefix(url, base+"/")) {
+		gopts = append(gopts, getter.WithBasicAuth(cred.Username, cred.Password), getter.WithPassCredentialsAll(cred.PassCredentialsAll))
+	}
+	g, err := getter.NewHTTPGetter(gopts...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrFetch, url, err)
+	}
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		buf, err := g.Get(url)
+		if err != nil {
+			done <- result{nil, err}
+			return
+		}
+		done <- result{buf.Bytes(), nil}
+	}()
+	select {
+	case <-ctx.Done():
+		tr.CloseIdleConnections()
+		return nil, fmt.Errorf("%w: %s: %w", ErrFetch, url, context.Cause(ctx))
+	case r := <-done:
+		if r.err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrFetch, url, r.err)
+		}
+		if int64(len(r.b)) > limit {
+			return nil, fmt.Errorf("%w: %s holds more than %d bytes", ErrArchive, url, limit)
+		}
+		return r.b, nil
+	}
+}
+
+// cappedTransport reads at most limit bytes (and 64 KiB of headers) from
+// the connection of one request, with the TLS files of cred.
+func cappedTransport(limit int64, cred *repo.Entry) (*http.Transport, error) {
+	left := &atomic.Int64{}
+	left.Store(limit + 64<<10)
+	d := &net.Dialer{Timeout: 30 * time.Second}
+	tr := &http.Transport{
+		Proxy:              http.ProxyFromEnvironment,
+		DisableCompression: true,
+		DisableKeepAlives:  true,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return &cappedConn{Conn: c, left: left, limit: limit}, nil
+		},
+	}
+	if cred != nil && (cred.CAFile != "" || cred.CertFile != "" || cred.InsecureSkipTLSverify) {
+		cfg := &tls.Config{InsecureSkipVerify: cred.InsecureSkipTLSverify} //nolint:gosec // the user's repositories.yaml asks for it
+		if cred.CAFile != "" {
+			pem, err := os.ReadFile(cred.CAFile)
+			if err != nil {
+				return nil, err
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, fmt.Errorf("%s: no certificate", cred.CAFile)
+			}
+			cfg.RootCAs = pool
+		}
+		if cred.CertFile != "" && cred.KeyFile != "" {
+			cert, err := tls.LoadX509KeyPair(cred.CertFile, cred.KeyFile)
+			if err != nil {
+				return nil, err
+			}
+			cfg.Certificates = []tls.Certificate{cert}
+		}
+		tr.TLSClientConfig = cfg
+	}
+	return tr, nil
+}
+
+type cappedConn struct {
+	net.Conn
+	left  *atomic.Int64
+	limit int64
+}
+
+func (c *cappedConn) Read(b []byte) (int, error) {
+	if c.left.Load() <= 0 {
+		return 0, fmt.Errorf("%w: the response holds more than %d bytes", ErrArchive, c.limit)
+	}
+	n, err := c.Conn.Read(b)
+	c.left.Add(-int64(n))
+	return n, err
+}
+
+// repoCredentials reads Helm's repositories.yaml, by URL (no trailing
+// slash).
+func repoCredentials(file string) (map[string]*repo.Entry, error) {
+	out := map[string]*repo.Entry{}
+	if file == "" {
+		return out, nil
+	}
+	f, err := repo.LoadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	for _, e := range f.Repositories {
+		if e != nil {
+			out[strings.TrimSuffix(e.URL, "/")] = e
+		}
+	}
+	return out, nil
+}
+
+// writeAtomic writes b to file through a temporary file in its folder.
+func writeAtomic(file string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".wavesmith-fetch-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), file)
+}
