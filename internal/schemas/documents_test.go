@@ -159,7 +159,8 @@ func TestDocuments(t *testing.T) {
 		"MissingPath": {
 			reason: "a chart source without a path",
 			kind:   "Component", doc: component + "spec: {source: {chart: {}}}\n",
-			schema: []string{"spec.source.chart.path"}, wavesmith: "spec.source.chart.path: invalid value: a path is required",
+			schema: nil, wavesmith: "spec.source.chart.path: invalid value: a path (or repo, name and version) is required",
+			difference: "a chart is a path, or a repository's repo, name and version: the CRD marks none of them required, wavesmith requires one of the two",
 		},
 		"MissingDependencyName": {
 			reason: "a dependency without a name",

@@ -25,10 +25,6 @@ var allowList = map[string]allowance{
 		reason:         "the chart renders a number as a label value (app.kubernetes.io/version: {{ .Chart.AppVersion }} unquoted); the API server refuses it, and wavesmith refuses what the API server would (docs/design.md, Trust)",
 		wavesmithError: "value must be a string",
 	},
-	"gatekeeper/chart/pre-delete-hook": {
-		reason:         "docs/component.md (Charts): pre-delete, post-delete and hook-failed hooks are errors, since a GitOps engine deletes objects without running hooks",
-		wavesmithError: "pre-delete hooks cannot run",
-	},
 	"flux2/build-kustomization/var-substitution/default": fluxVariables,
 	"flux-pkg/kustomize/resources/default":               fluxVariables,
 	"helm/chartutil/subpop/default": {

@@ -25,7 +25,7 @@ import (
 var normalisations = []struct{ name, reason string }{
 	{"component-spec", "wavesmith prints the rendered Component itself, with its inventory (docs/component.md); the tools have no such object: it is left out of wavesmith's output"},
 	{"release-namespace", "helm template and kustomize build leave namespaced objects without a namespace; helm install -n, kubectl apply -n and wavesmith (docs/component.md: namespaced objects get the placement namespace) put them in the release namespace. A namespaced object of the tool's output without one gets it; scope comes from the tool's own CRDs, kustomize's built-in OpenAPI schema (kyaml) and the knownScopes table, never from wavesmith"},
-	{"hooks-not-on-install", "helm template prints every hook; wavesmith renders an install and leaves test, rollback and upgrade-only hooks out with a warning (docs/component.md, Charts): hooks of the tool's output whose helm.sh/hook names neither pre-install nor post-install are dropped (tests are already left out by --skip-tests)"},
+	{"hooks-not-on-install", "helm template prints every hook; wavesmith renders an install and leaves test, rollback and upgrade-only hooks out with a warning (docs/component.md, Charts): hooks of the tool's output whose helm.sh/hook names none of pre-install, post-install, pre-delete and post-delete are dropped (tests are already left out by --skip-tests)"},
 	{"wavesmith-annotations", "wavesmith writes its waves and policies as wavesmith.io/* annotations on every object (docs/waves-and-policies.md): those the tool's object does not carry are dropped from wavesmith's"},
 	{"engine-annotations", "wavesmith writes the Argo CD and Flux forms of waves and policies (argocd.argoproj.io/*, kustomize.toolkit.fluxcd.io/*; for hooks argocd.argoproj.io/hook and hook-delete-policy): those the tool's object does not carry are dropped from wavesmith's"},
 	{"sync-options-merge", "wavesmith appends its Argo CD sync options after the object's own (README: the object's own options come first and win): when the tool's object has argocd.argoproj.io/sync-options, wavesmith's value is cut back to it if it starts with it"},
@@ -176,7 +176,8 @@ func (s scopes) namespaced(apiVersion, kind string) (bool, error) {
 }
 
 // hookRunsOnInstall reports whether a helm hook annotation value names an
-// install event; ok is false when the object is no hook.
+// event wavesmith keeps (install, and delete, which engines run or leave
+// out by their own annotations); ok is false when the object is no hook.
 func hookRunsOnInstall(o obj) (install, ok bool) {
 	v, ok := strMap(o, "metadata", "annotations")["helm.sh/hook"].(string)
 	if !ok {
@@ -184,7 +185,7 @@ func hookRunsOnInstall(o obj) (install, ok bool) {
 	}
 	for _, e := range strings.Split(v, ",") {
 		switch strings.TrimSpace(e) {
-		case "pre-install", "post-install":
+		case "pre-install", "post-install", "pre-delete", "post-delete":
 			return true, true
 		}
 	}
