@@ -31,7 +31,7 @@
 // specs of Options.SpecKinds in the namespaces the render's objects occupy
 // that the render no longer has, with their children (only those applied
 // by the same Flux Kustomization or Argo CD Application as the specs still
-// rendered, when those carry its marks). Each is a Prune, or a Keep when an
+// rendered, when those carry its marks, and then in every namespace). Each is a Prune, or a Keep when an
 // annotation keeps it from pruning (keptBy). Options.SkipHooks leaves hooks
 // out, as Argo CD does.
 //

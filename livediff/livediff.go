@@ -880,7 +880,8 @@ func keptBy(ann map[string]string) string {
 // with the children their inventories list. When the live specs the
 // render still has were applied by a GitOps engine that labels what it
 // applies (Flux's Kustomization name, Argo CD's tracking id), only specs
-// the same owner applied are candidates.
+// the same owner applied are candidates, and then in every namespace:
+// a spec removed with the last object of its namespace is found too.
 func (d *differ) removedSpecs(ctx context.Context, rendered []*unstructured.Unstructured, kinds []schema.GroupKind) error {
 	if len(kinds) == 0 {
 		return nil
@@ -941,6 +942,21 @@ func (d *differ) removedSpecs(ctx context.Context, rendered []*unstructured.Unst
 	for _, k := range kept {
 		owners[owner(&k)] = true
 	}
+	if len(owners) == 1 {
+		for only := range owners {
+			if only == "" {
+				break
+			}
+			// One GitOps application applied every live spec the render
+			// still has: its specs in namespaces the render no longer
+			// touches at all are no longer rendered either.
+			more, err := d.ownedElsewhere(ctx, kinds, covered, has, only)
+			if err != nil {
+				return err
+			}
+			candidates = append(candidates, more...)
+		}
+	}
 	for _, c := range candidates {
 		if len(owners) == 1 && !owners[owner(&c)] {
 			continue // applied by another Kustomization or Application
@@ -956,6 +972,44 @@ func (d *differ) removedSpecs(ctx context.Context, rendered []*unstructured.Unst
 		d.recordInventory(key, &c)
 	}
 	return nil
+}
+
+// ownedElsewhere lists, in every namespace, the live specs of kinds that
+// the application only applied, outside the namespaces covered and not
+// among the rendered (has). A cluster that does not let the user list
+// them everywhere (403) leaves them out: the namespaces covered were
+// searched already.
+func (d *differ) ownedElsewhere(ctx context.Context, kinds []schema.GroupKind, covered, has map[string]bool, only string) ([]unstructured.Unstructured, error) {
+	var out []unstructured.Unstructured
+	for _, gk := range kinds {
+		m, err := d.mapper.RESTMapping(gk)
+		if meta.IsNoMatchError(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing the live %s specs: %w", gk, err)
+		}
+		if m.Scope.Name() != meta.RESTScopeNameNamespace {
+			continue // cluster-scoped kinds were listed whole already
+		}
+		list, err := d.dyn.Resource(m.Resource).List(ctx, metav1.ListOptions{})
+		if apierrors.IsForbidden(err) {
+			continue
+		}
+		if err != nil {
+			return nil, d.requestError(manifest.Key{Group: gk.Group, Kind: gk.Kind}, "listing the live specs", err)
+		}
+		for _, item := range list.Items {
+			gvk := item.GroupVersionKind()
+			if covered[item.GetNamespace()] || has[identity(gvk.Group, gvk.Kind, item.GetNamespace(), item.GetName())] || owner(&item) != only {
+				continue
+			}
+			if _, ok := item.GetAnnotations()[inventory.Inventory]; ok {
+				out = append(out, item)
+			}
+		}
+	}
+	return out, nil
 }
 
 // owner is what identifies the GitOps application that applied obj:

@@ -597,6 +597,8 @@ func TestDiffRemovedSpec(t *testing.T) {
 		filepath.Join(dir, "goes.yaml"):        kaoto("goes", "removed-spec"),
 		filepath.Join(elsewhere, "ns.yaml"):    "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: removed-spec-other\n",
 		filepath.Join(elsewhere, "other.yaml"): kaoto("other", "removed-spec-other"),
+		filepath.Join(dir, "ns-gone.yaml"):     "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: removed-spec-gone\n",
+		filepath.Join(dir, "moved.yaml"):       kaoto("moved", "removed-spec-gone"),
 	}
 	for p, content := range files {
 		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
@@ -607,18 +609,27 @@ func TestDiffRemovedSpec(t *testing.T) {
 	renderApplyAs(t, c, livediff.FluxFieldManager, elsewhere)
 	renderApplyAs(t, c, livediff.FluxFieldManager, foreign)
 	kaotos := dynamic.NewForConfigOrDie(c.Config).Resource(schema.GroupVersionResource{Group: "designer.kaoto.io", Version: "v1alpha1", Resource: "kaotoes"}).Namespace("removed-spec")
+	labels := func(ks string) []byte {
+		return []byte(`{"metadata":{"labels":{"kustomize.toolkit.fluxcd.io/name":"` + ks + `","kustomize.toolkit.fluxcd.io/namespace":"flux-system"}}}`)
+	}
 	for name, ks := range map[string]string{"stays": "app", "goes": "app", "foreign": "other-app"} {
-		labels := `{"metadata":{"labels":{"kustomize.toolkit.fluxcd.io/name":"` + ks + `","kustomize.toolkit.fluxcd.io/namespace":"flux-system"}}}`
-		if _, err := kaotos.Patch(context.Background(), name, types.MergePatchType, []byte(labels), metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
+		if _, err := kaotos.Patch(context.Background(), name, types.MergePatchType, labels(ks), metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// A spec alone in its namespace, applied by the same Kustomization.
+	gone := dynamic.NewForConfigOrDie(c.Config).Resource(schema.GroupVersionResource{Group: "designer.kaoto.io", Version: "v1alpha1", Resource: "kaotoes"}).Namespace("removed-spec-gone")
+	if _, err := gone.Patch(context.Background(), "moved", types.MergePatchType, labels("app"), metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
+		t.Fatal(err)
 	}
 	code, out, stderr := wavesmith(t, "", "diff", dir, "--kubeconfig", kubeconfig, "--field-manager", livediff.FluxFieldManager)
 	if code != exitOK || out != "" {
 		t.Fatalf("applied (control): exit %d, stdout:\n%s\nstderr: %s", code, out, stderr)
 	}
-	if err := os.Remove(filepath.Join(dir, "goes.yaml")); err != nil {
-		t.Fatal(err)
+	for _, f := range []string{"goes.yaml", "moved.yaml", "ns-gone.yaml"} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	code, out, stderr = wavesmith(t, "", "diff", dir, "--kubeconfig", kubeconfig, "--field-manager", livediff.FluxFieldManager)
 	if code != exitDifferences {
@@ -629,17 +640,22 @@ func TestDiffRemovedSpec(t *testing.T) {
 		shown = append(shown, m[1]+" "+m[2])
 	}
 	sort.Strings(shown)
-	by := ", listed by Kaoto.designer.kaoto.io/removed-spec/goes, no longer rendered"
+	by := "listed by Kaoto.designer.kaoto.io/removed-spec/goes, no longer rendered"
+	byMoved := "listed by Kaoto.designer.kaoto.io/removed-spec-gone/moved, no longer rendered"
 	want := []string{
-		"Deployment.apps/removed-spec/goes " + strings.TrimPrefix(by, ", "),
-		"Ingress.networking.k8s.io/removed-spec/goes " + strings.TrimPrefix(by, ", "),
+		"Deployment.apps/removed-spec-gone/moved " + byMoved,
+		"Deployment.apps/removed-spec/goes " + by,
+		"Ingress.networking.k8s.io/removed-spec-gone/moved " + byMoved,
+		"Ingress.networking.k8s.io/removed-spec/goes " + by,
+		"Kaoto.designer.kaoto.io/removed-spec-gone/moved a spec, no longer rendered",
 		"Kaoto.designer.kaoto.io/removed-spec/goes a spec, no longer rendered",
-		"Service/removed-spec/goes " + strings.TrimPrefix(by, ", "),
+		"Service/removed-spec-gone/moved " + byMoved,
+		"Service/removed-spec/goes " + by,
 	}
 	if diff := cmp.Diff(want, shown); diff != "" {
 		t.Errorf("pruned (-want +got):\n%s\n%s", diff, out)
 	}
-	if !strings.Contains(stderr, "a pruning applier would delete 4 no longer rendered") {
+	if !strings.Contains(stderr, "a pruning applier would delete 8 no longer rendered") {
 		t.Errorf("summary: %s", stderr)
 	}
 }
