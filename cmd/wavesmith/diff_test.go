@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -176,7 +177,7 @@ func TestDiffAgainstCluster(t *testing.T) {
 	}
 
 	// (a) An empty cluster: every object is new, in the render's order.
-	code, out, stderr := wavesmith(t, "", "diff", examples, "--kubeconfig", kubeconfig)
+	code, out, stderr := wavesmithBinary(t, "diff", examples, "--kubeconfig", kubeconfig)
 	if code != exitDifferences {
 		t.Fatalf("empty cluster: exit %d, want %d: %s", code, exitDifferences, stderr)
 	}
@@ -202,7 +203,7 @@ func TestDiffAgainstCluster(t *testing.T) {
 	// comes from KUBECONFIG here.
 	applyStream(t, c, stream)
 	t.Setenv("KUBECONFIG", kubeconfig)
-	code, out, stderr = wavesmith(t, "", "diff", examples)
+	code, out, stderr = wavesmithBinary(t, "diff", examples)
 	if code != exitOK || out != "" {
 		t.Fatalf("applied: exit %d, want 0 and no output; stdout:\n%s\nstderr: %s", code, out, stderr)
 	}
@@ -213,7 +214,7 @@ func TestDiffAgainstCluster(t *testing.T) {
 	if _, err := deployments.Patch(context.Background(), "my-kaoto", types.MergePatchType, []byte(`{"spec":{"replicas":3}}`), metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
 		t.Fatal(err)
 	}
-	code, out, stderr = wavesmith(t, "", "diff", examples)
+	code, out, stderr = wavesmithBinary(t, "diff", examples)
 	if code != exitDifferences {
 		t.Fatalf("drifted: exit %d, want %d: %s", code, exitDifferences, stderr)
 	}
@@ -248,7 +249,7 @@ stringData:
 	in := writeInput(t, "secret.yaml", secret("hunter2-first"))
 	secretValues := regexp.MustCompile(`admin-user-name|hunter2|YWRtaW4tdXNlci1uYW1l|aHVudGVyMi1`)
 
-	code, out, stderr := wavesmith(t, "", "diff", in, "--kubeconfig", kubeconfig)
+	code, out, stderr := wavesmithBinary(t, "diff", in, "--kubeconfig", kubeconfig)
 	if code != exitDifferences || !strings.Contains(out, "+  password: (sensitive)\n") {
 		t.Fatalf("new Secret: exit %d, stdout:\n%s\nstderr: %s", code, out, stderr)
 	}
@@ -261,13 +262,13 @@ stringData:
 		t.Fatalf("render: %s", stderr)
 	}
 	applyStream(t, c, stream)
-	code, out, _ = wavesmith(t, "", "diff", in, "--kubeconfig", kubeconfig)
+	code, out, _ = wavesmithBinary(t, "diff", in, "--kubeconfig", kubeconfig)
 	if code != exitOK || out != "" {
 		t.Fatalf("applied Secret: exit %d, stdout:\n%s", code, out)
 	}
 
 	in2 := writeInput(t, "secret.yaml", secret("hunter2-second"))
-	code, out, _ = wavesmith(t, "", "diff", in2, "--kubeconfig", kubeconfig)
+	code, out, _ = wavesmithBinary(t, "diff", in2, "--kubeconfig", kubeconfig)
 	if code != exitDifferences {
 		t.Fatalf("changed Secret: exit %d", code)
 	}
@@ -297,7 +298,7 @@ metadata:
 data:
   a: b
 `)
-	code, out, stderr := wavesmith(t, "", "diff", in, "--kubeconfig", kubeconfig)
+	code, out, stderr := wavesmithBinary(t, "diff", in, "--kubeconfig", kubeconfig)
 	if code != exitDiffError {
 		t.Fatalf("exit %d, want %d", code, exitDiffError)
 	}
@@ -313,7 +314,7 @@ data:
 func TestDiffMissingNamespace(t *testing.T) {
 	_, kubeconfig := cluster(t)
 	in := writeInput(t, "cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lost\n  namespace: nowhere\ndata:\n  a: b\n")
-	code, out, stderr := wavesmith(t, "", "diff", in, "--kubeconfig", kubeconfig)
+	code, out, stderr := wavesmithBinary(t, "diff", in, "--kubeconfig", kubeconfig)
 	want := `error: ConfigMap/nowhere/lost: namespace "nowhere" does not exist and the render does not create it`
 	if code != exitDiffError || out != "" || !strings.Contains(stderr, want) {
 		t.Errorf("exit %d (want %d), stdout %q (want none), stderr %q (want %q)", code, exitDiffError, out, stderr, want)
@@ -321,7 +322,7 @@ func TestDiffMissingNamespace(t *testing.T) {
 }
 
 func TestDiffHelp(t *testing.T) {
-	code, out, _ := wavesmith(t, "", "diff", "--help")
+	code, out, _ := wavesmithBinary(t, "diff", "--help")
 	for _, want := range []string{livediff.FieldManager, livediff.FluxFieldManager, livediff.ArgoCDFieldManager, "dryRun=All", "Exit codes, as kubectl diff's: 0 nothing would change", "--kubeconfig", "--context", "(sensitive)"} {
 		if code != exitOK || !strings.Contains(out, want) {
 			t.Errorf("diff --help (exit %d) lacks %q", code, want)
@@ -332,7 +333,7 @@ func TestDiffHelp(t *testing.T) {
 func TestDiffBadInput(t *testing.T) {
 	_, kubeconfig := cluster(t)
 	in := writeInput(t, "bad.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: [unclosed\n")
-	code, out, stderr := wavesmith(t, "", "diff", in, "--kubeconfig", kubeconfig)
+	code, out, stderr := wavesmithBinary(t, "diff", in, "--kubeconfig", kubeconfig)
 	if code != exitDiffError || out != "" || !strings.Contains(stderr, "bad.yaml:") {
 		t.Errorf("malformed YAML: exit %d (want %d), stdout %q (want none), stderr %q", code, exitDiffError, out, stderr)
 	}
@@ -382,13 +383,13 @@ func TestDiffPrune(t *testing.T) {
 		t.Fatalf("render: %s", stderr)
 	}
 	applyStream(t, c, stream)
-	code, out, stderr := wavesmith(t, "", "diff", dir, "--kubeconfig", kubeconfig)
+	code, out, stderr := wavesmithBinary(t, "diff", dir, "--kubeconfig", kubeconfig)
 	if code != exitOK || out != "" {
 		t.Fatalf("applied render (control): exit %d, stdout:\n%s\nstderr: %s", code, out, stderr)
 	}
 
 	write("kust/kustomization.yaml", "resources: [a.yaml]\n")
-	code, out, stderr = wavesmith(t, "", "diff", dir, "--kubeconfig", kubeconfig)
+	code, out, stderr = wavesmithBinary(t, "diff", dir, "--kubeconfig", kubeconfig)
 	if code != exitDifferences {
 		t.Fatalf("dropped child: exit %d, want 1; stdout:\n%s\nstderr: %s", code, out, stderr)
 	}
@@ -426,7 +427,7 @@ func TestDiffRemovedField(t *testing.T) {
 			}
 			renderApplyAs(t, c, manager, writeInput(t, "cm.yaml", cm("  extra: \"1\"\n")))
 			in := writeInput(t, "cm.yaml", cm(""))
-			code, out, stderr := wavesmith(t, "", "diff", in, "--kubeconfig", kubeconfig, "--field-manager", manager, "-q")
+			code, out, stderr := wavesmithBinary(t, "diff", in, "--kubeconfig", kubeconfig, "--field-manager", manager, "-q")
 			if code != exitDifferences {
 				t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr: %s", code, exitDifferences, out, stderr)
 			}
@@ -436,7 +437,7 @@ func TestDiffRemovedField(t *testing.T) {
 			if !strings.Contains(stderr, "applying would create 0 and change 1 of 1 objects") {
 				t.Errorf("-q hid the summary line: stderr %q", stderr)
 			}
-			code, out, _ = wavesmith(t, "", "diff", in, "--kubeconfig", kubeconfig)
+			code, out, _ = wavesmithBinary(t, "diff", in, "--kubeconfig", kubeconfig)
 			if code != exitOK || out != "" {
 				t.Errorf("default field manager (owns nothing): exit %d, stdout:\n%s", code, out)
 			}
@@ -515,7 +516,7 @@ func TestDiffExitCodes(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			code, out, stderr := wavesmith(t, "", "diff", tc.in, "--kubeconfig", tc.kubeconfig)
+			code, out, stderr := wavesmithBinary(t, "diff", tc.in, "--kubeconfig", tc.kubeconfig)
 			if code != exitDiffError || out != "" || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d (want %d), stdout %q (want none), stderr %q (want %q)", code, exitDiffError, out, stderr, tc.want)
 			}
@@ -562,7 +563,7 @@ func TestDiffKept(t *testing.T) {
 		}
 	}
 	write("kust/kustomization.yaml", "resources: [a.yaml]\n")
-	code, out, stderr := wavesmith(t, "", "diff", dir, "--kubeconfig", kubeconfig, "--field-manager", livediff.FluxFieldManager)
+	code, out, stderr := wavesmithBinary(t, "diff", dir, "--kubeconfig", kubeconfig, "--field-manager", livediff.FluxFieldManager)
 	if code != exitDifferences {
 		t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr: %s", code, exitDifferences, out, stderr)
 	}
@@ -622,7 +623,7 @@ func TestDiffRemovedSpec(t *testing.T) {
 	if _, err := gone.Patch(context.Background(), "moved", types.MergePatchType, labels("app"), metav1.PatchOptions{FieldManager: "someone-else"}); err != nil {
 		t.Fatal(err)
 	}
-	code, out, stderr := wavesmith(t, "", "diff", dir, "--kubeconfig", kubeconfig, "--field-manager", livediff.FluxFieldManager)
+	code, out, stderr := wavesmithBinary(t, "diff", dir, "--kubeconfig", kubeconfig, "--field-manager", livediff.FluxFieldManager)
 	if code != exitOK || out != "" {
 		t.Fatalf("applied (control): exit %d, stdout:\n%s\nstderr: %s", code, out, stderr)
 	}
@@ -631,7 +632,7 @@ func TestDiffRemovedSpec(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	code, out, stderr = wavesmith(t, "", "diff", dir, "--kubeconfig", kubeconfig, "--field-manager", livediff.FluxFieldManager)
+	code, out, stderr = wavesmithBinary(t, "diff", dir, "--kubeconfig", kubeconfig, "--field-manager", livediff.FluxFieldManager)
 	if code != exitDifferences {
 		t.Fatalf("removed spec: exit %d, want %d; stdout:\n%s\nstderr: %s", code, exitDifferences, out, stderr)
 	}
@@ -675,7 +676,7 @@ func TestDiffHooks(t *testing.T) {
 		"flux":                 {[]string{"--field-manager", livediff.FluxFieldManager}, exitDifferences, false},
 	} {
 		t.Run(name, func(t *testing.T) {
-			code, out, stderr := wavesmith(t, "", append([]string{"diff", in, "--kubeconfig", kubeconfig}, tc.args...)...)
+			code, out, stderr := wavesmithBinary(t, append([]string{"diff", in, "--kubeconfig", kubeconfig}, tc.args...)...)
 			said := strings.Count(stderr, "left out: 1 hooks")
 			if code != tc.code || (out == "") != tc.hidden || said != map[bool]int{true: 1}[tc.hidden] {
 				t.Errorf("exit %d (want %d), said %d times; stdout:\n%s\nstderr: %s", code, tc.code, said, out, stderr)
@@ -705,7 +706,7 @@ func TestDiffImmutable(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			in := writeInput(t, "job.yaml", tc.job)
-			code, out, stderr := wavesmith(t, "", "diff", in, "--kubeconfig", kubeconfig, "--field-manager", livediff.FluxFieldManager)
+			code, out, stderr := wavesmithBinary(t, "diff", in, "--kubeconfig", kubeconfig, "--field-manager", livediff.FluxFieldManager)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr: %s", code, tc.code, out, stderr)
 			}
@@ -763,7 +764,7 @@ spec:
 		"render":           {crd + "---\n" + gizmo("v2"), exitDiffError, "error: Gizmo.example.net/default/g: apiVersion example.net/v2 is not served: the CustomResourceDefinition of this render serves Gizmo.example.net in v1 only\n"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			code, out, stderr := wavesmith(t, "", "diff", writeInput(t, "gizmo.yaml", tc.in), "--kubeconfig", kubeconfig)
+			code, out, stderr := wavesmithBinary(t, "diff", writeInput(t, "gizmo.yaml", tc.in), "--kubeconfig", kubeconfig)
 			if code != tc.code || !strings.Contains(stderr, tc.want) || strings.Contains(out, "not checked") {
 				t.Errorf("exit %d (want %d), stderr %q (want %q), stdout:\n%s", code, tc.code, stderr, tc.want, out)
 			}
@@ -776,7 +777,7 @@ func TestDiffKubeconfigMissing(t *testing.T) {
 	t.Setenv("KUBECONFIG", missing)
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("KUBERNETES_SERVICE_HOST", "")
-	code, out, stderr := wavesmith(t, "", "diff", examples)
+	code, out, stderr := wavesmithBinary(t, "diff", examples)
 	want := "error: KUBECONFIG=" + missing + ": no kubeconfig file " + missing + ": file does not exist\n"
 	if code != exitUsage || out != "" || !strings.Contains(stderr, want) {
 		t.Errorf("exit %d (want %d), stdout %q, stderr %q (want %q)", code, exitUsage, out, stderr, want)
@@ -864,7 +865,7 @@ func TestDiffManyObjects(t *testing.T) {
 	}
 	path := writeInput(t, "many.yaml", in.String())
 	renderApplyAs(t, c, livediff.FluxFieldManager, path)
-	code, out, stderr := wavesmith(t, "", "diff", path, "--kubeconfig", kubeconfig, "--field-manager", livediff.FluxFieldManager)
+	code, out, stderr := wavesmithBinary(t, "diff", path, "--kubeconfig", kubeconfig, "--field-manager", livediff.FluxFieldManager)
 	if code != exitOK || out != "" {
 		t.Fatalf("applied (control): exit %d, stdout:\n%s\nstderr: %s", code, out, stderr)
 	}
@@ -874,7 +875,7 @@ func TestDiffManyObjects(t *testing.T) {
 	}
 	fmt.Fprintf(&in, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm60\n  namespace: many\ndata:\n  k: v\n")
 	path = writeInput(t, "many.yaml", in.String())
-	code, out, stderr = wavesmith(t, "", "diff", path, "--kubeconfig", kubeconfig, "--field-manager", livediff.FluxFieldManager)
+	code, out, stderr = wavesmithBinary(t, "diff", path, "--kubeconfig", kubeconfig, "--field-manager", livediff.FluxFieldManager)
 	if code != exitDifferences {
 		t.Fatalf("exit %d, want %d; stderr: %s", code, exitDifferences, stderr)
 	}
@@ -900,4 +901,24 @@ func TestDiffProgress(t *testing.T) {
 	if f := comparing(&progress{}); f != nil {
 		t.Error("no terminal: a progress function")
 	}
+}
+
+// wavesmithBinary runs the built binary (bin/wavesmith, which make test
+// builds first) as a process, as users and CI run diff: exit code,
+// stdout and stderr.
+func wavesmithBinary(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(testtool.Path(t, "WAVESMITH_BIN", "wavesmith"), args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, out.String(), errb.String()
+	case errors.As(err, &exit):
+		return exit.ExitCode(), out.String(), errb.String()
+	}
+	t.Fatalf("running wavesmith %v: %v", args, err)
+	return 0, "", ""
 }
