@@ -903,11 +903,22 @@ func TestDiffProgress(t *testing.T) {
 	}
 }
 
+// packageDir is the folder of this package, the tests' working folder
+// before any of them moves.
+var packageDir, _ = os.Getwd()
+
 // wavesmithBinary runs the built binary (bin/wavesmith, which make test
 // builds first) as a process, as users and CI run diff: exit code,
 // stdout and stderr.
 func wavesmithBinary(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	bin := os.Getenv("WAVESMITH_BIN")
+	if bin == "" {
+		// The package's folder, as tests that t.Chdir elsewhere first
+		// would not find the module from there.
+		bin = filepath.Join(packageDir, "..", "..", "bin", "wavesmith")
+		t.Setenv("WAVESMITH_BIN", bin)
+	}
 	cmd := exec.Command(testtool.Path(t, "WAVESMITH_BIN", "wavesmith"), args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -199,7 +199,7 @@ func TestReview(t *testing.T) {
 			statusBefore := r.git("status", "--porcelain")
 			indexBefore := readFile(t, filepath.Join(r.dir, ".git", "index"))
 			t.Chdir(filepath.Join(r.dir, "deploy"))
-			code, out, stderr := wavesmith(t, "", "review", "--base", "main")
+			code, out, stderr := wavesmithBinary(t, "review", "--base", "main")
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, out, stderr)
 			}
@@ -243,7 +243,7 @@ func TestReviewRevisions(t *testing.T) {
 	r.write(map[string]string{"deploy/kaoto.yaml": strings.ReplaceAll(reviewKaoto, "IMAGE", "9.9.9")}) // the work tree: ignored with --head
 	t.Chdir(filepath.Join(r.dir, "deploy"))
 
-	code, out, stderr := wavesmith(t, "", "review", "--base", first, "--head", second, "--format", "json")
+	code, out, stderr := wavesmithBinary(t, "review", "--base", first, "--head", second, "--format", "json")
 	if code != exitError {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -264,7 +264,7 @@ func TestReviewRevisions(t *testing.T) {
 
 	// The folder does not exist at the base: everything is new.
 	t.Chdir(r.dir)
-	code, out, stderr = wavesmith(t, "", "review", "--base", empty, "--head", first, "deploy")
+	code, out, stderr = wavesmithBinary(t, "review", "--base", empty, "--head", first, "deploy")
 	if code != exitError {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -273,7 +273,7 @@ func TestReviewRevisions(t *testing.T) {
 	}
 
 	// The same tree: equal without rendering.
-	code, out, stderr = wavesmith(t, "", "review", "--base", second, "--head", "HEAD")
+	code, out, stderr = wavesmithBinary(t, "review", "--base", second, "--head", "HEAD")
 	if code != exitOK || !strings.Contains(out, "no difference") {
 		t.Errorf("the same commit: exit %d\n%s%s", code, out, stderr)
 	}
@@ -294,7 +294,7 @@ func TestReviewUsage(t *testing.T) {
 		{[]string{"review", "--base", "--upload-pack=evil"}, "is no revision"},
 		{[]string{"review", "--base", "main", "/etc"}, "want a path relative to the current folder"},
 	} {
-		code, _, stderr := wavesmith(t, "", tc.args...)
+		code, _, stderr := wavesmithBinary(t, tc.args...)
 		if code != exitReviewError {
 			t.Errorf("%v: exit %d, want %d", tc.args, code, exitReviewError)
 		}
@@ -305,7 +305,7 @@ func TestReviewUsage(t *testing.T) {
 
 	// Outside a repository.
 	t.Chdir(t.TempDir())
-	if code, _, stderr := wavesmith(t, "", "review", "--base", "main"); code != exitReviewError || !strings.Contains(stderr, "not inside a git work tree") {
+	if code, _, stderr := wavesmithBinary(t, "review", "--base", "main"); code != exitReviewError || !strings.Contains(stderr, "not inside a git work tree") {
 		t.Errorf("outside a repository: exit %d: %s", code, stderr)
 	}
 }
@@ -321,7 +321,7 @@ func TestReviewShallowClone(t *testing.T) {
 		t.Fatalf("git clone: %v\n%s", err, out)
 	}
 	t.Chdir(clone)
-	code, _, stderr := wavesmith(t, "", "review", "--base", base)
+	code, _, stderr := wavesmithBinary(t, "review", "--base", base)
 	if code != exitReviewError {
 		t.Fatalf("exit %d, want %d: %s", code, exitReviewError, stderr)
 	}
