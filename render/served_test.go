@@ -26,6 +26,8 @@ func TestServed(t *testing.T) {
 		"KaotoV1":        {"an unserved version of Kaoto", "designer.kaoto.io/v1", "Kaoto", "apiVersion", "(served: designer.kaoto.io/v1alpha1); did you mean apiVersion designer.kaoto.io/v1alpha1?"},
 		"Kaotoo":         {"a misspelt kind", "designer.kaoto.io/v1alpha1", "Kaotoo", "kind", "kind Kaotoo is not served in designer.kaoto.io (served: Kaoto); did you mean kind Kaoto?"},
 		"LowerComponent": {"a kind in the wrong case", "wavesmith.io/v1alpha1", "component", "kind", "did you mean kind Component?"},
+		"Component":      {"the served Component renders", "wavesmith.io/v1alpha1", "Component", "", ""},
+		"ComponentV1":    {"an unserved version of Component", "wavesmith.io/v1", "Component", "apiVersion", "(served: wavesmith.io/v1alpha1); did you mean apiVersion wavesmith.io/v1alpha1?"},
 		"KaotoInWavesmith": {"a kind of another owned group", "wavesmith.io/v1alpha1", "Kaoto", "kind",
 			"kind Kaoto is not served in wavesmith.io (served: Component); did you mean apiVersion designer.kaoto.io/v1alpha1, kind Kaoto?"},
 		"Unrelated":    {"a kind far from any served one gets no suggestion", "wavesmith.io/v1alpha1", "Pipeline", "kind", "(served: Component)"},

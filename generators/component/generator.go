@@ -22,6 +22,11 @@ type Generator struct {
 	Sources map[string]generators.Generator
 }
 
+// Versions is the version of Component wavesmith serves
+// (render.Versioned): an object in another version of wavesmith.io is a
+// mistake, never rendered or passed through.
+func (Generator) Versions() []string { return []string{v1alpha1.Version} }
+
 var (
 	_ generators.Generator   = Generator{}
 	_ generators.Reader      = Generator{}
