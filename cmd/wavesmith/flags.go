@@ -268,19 +268,26 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 		if *check == "" || *check == "-" {
 			return nil, usage(fmt.Errorf("-o DIR is required: the tree to compare with"))
 		}
-		if fi, err := os.Stat(*check); err != nil || !fi.IsDir() {
-			return nil, fmt.Errorf("%s does not exist or is not a folder: render the tree first ('wavesmith render PATH... -o %s') and commit it", *check, *check)
-		}
-		rec := filepath.Join(*check, tree.RecordFile)
-		// The record is read through the root when DIR lies in it, else
-		// (an -o outside the root, the caller's choice) through DIR.
+		noTree := fmt.Errorf("%s does not exist or is not a folder: render the tree first ('wavesmith render PATH... -o %s') and commit it", *check, *check)
+		// DIR and its record are looked at through the root when DIR lies
+		// in it, else (an -o outside the root, the caller's choice)
+		// through DIR itself.
 		recRoot := s.root
-		if _, err := s.root.Rel(*check); err != nil {
-			if recRoot, err = tree.OpenRoot(*check); err != nil {
+		if _, err := s.root.Rel(*check); err == nil {
+			fi, err := s.root.Stat(*check)
+			if errors.Is(err, tree.ErrOutsideRoot) {
 				return nil, err
+			}
+			if err != nil || !fi.IsDir() {
+				return nil, noTree
+			}
+		} else {
+			if recRoot, err = tree.OpenRoot(*check); err != nil {
+				return nil, noTree
 			}
 			defer recRoot.Close()
 		}
+		rec := filepath.Join(*check, tree.RecordFile)
 		if _, err := recRoot.Lstat(rec); err == nil || !errors.Is(err, fs.ErrNotExist) {
 			l, err := config.ReadFile(recRoot, rec)
 			if err != nil {

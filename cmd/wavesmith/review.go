@@ -14,6 +14,7 @@ import (
 
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/review"
+	"github.com/wavesmith/wavesmith/tree"
 )
 
 // exitReviewError: review's exit code for usage and render errors, so
@@ -190,13 +191,20 @@ func renderRevision(ctx context.Context, repo *review.Repo, name, commit string,
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
+	// What exists at the revision is looked at through its root, as the
+	// render reads it.
+	r, err := tree.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
 	dir := filepath.Join(root, filepath.FromSlash(repo.Prefix))
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+	if fi, err := r.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, nil // the folder does not exist yet at this revision
 	}
 	var present []string
 	for _, p := range paths {
-		if _, err := os.Lstat(filepath.Join(dir, p)); err == nil {
+		if _, err := r.Lstat(filepath.Join(dir, p)); err == nil {
 			present = append(present, p)
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("%s: %w", name, err)
