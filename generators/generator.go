@@ -161,3 +161,9 @@ type TypeManager interface {
 
 // TypePattern matches types by group and kind.
 type TypePattern struct{ Group, Kind string }
+
+// ErrBudget: rendering a spec exceeded a limit of time (the context's
+// deadline), size or work: a chart's templates or files, a templated
+// kustomization, a kustomize build. The helm and kustomize packages
+// re-export it (helm.ErrBudget, kustomize.ErrBudget are this value).
+var ErrBudget = errors.New("rendering budget exceeded")

@@ -141,7 +141,8 @@ outer:
 }
 
 // renderWithin runs render on its own goroutine and gives up when ctx
-// ends: the probe stops at its next function call or write, and the
+// ends: the probe (whose sandbox watches ctx) stops at its next step,
+// function call or write, and the
 // caller gets an ErrBudget error naming the template that was running.
 // What cannot be stopped (Helm's engine, a loop that calls nothing) goes
 // on in the background until it ends or the process exits.
@@ -149,8 +150,6 @@ func renderWithin(ctx context.Context, p *probe, render func() (*rendered, error
 	if ctx.Err() != nil {
 		return nil, atDeadline(ctx, p)
 	}
-	stop := context.AfterFunc(ctx, p.stop)
-	defer stop()
 	type outcome struct {
 		r   *rendered
 		err error

@@ -19,9 +19,11 @@
 // Before Helm's loader reads a chart folder, the sizes of its files are
 // summed: a chart holds at most 100 MiB, subcharts included (size.go).
 //
-// Before Helm's engine runs, a probe rehearses the templates with every
-// function wrapped (probe.go): hostile charts fail with ErrBudget before
-// they allocate too much or generate too many keys (component.FuncCost), rendering stops at the context's deadline, and
+// Before Helm's engine runs, a probe rehearses the templates in the
+// template sandbox (internal/tmplsandbox, the one kustomize's templating
+// uses, with the same limits: probe.go): hostile charts fail with
+// ErrBudget before they allocate too much, loop or recurse too long, or
+// generate too many keys, rendering stops at the context's deadline, and
 // templates calling functions whose result changes on every render are
 // reported as warnings when the probe's output (its clock moved a year, a
 // month, a day and more) differs from Helm's, naming the object and

@@ -25,9 +25,12 @@ var ErrChart = errors.New("chart")
 // ErrHook: a Helm hook that wavesmith cannot express.
 var ErrHook = errors.New("unsupported Helm hook")
 
-// ErrBudget: the chart's templates would exceed the rendering limits (a
-// value, the output, or the time the context allows).
-var ErrBudget = errors.New("rendering budget exceeded")
+// ErrBudget: the chart's templates would exceed a limit of the template
+// sandbox (internal/tmplsandbox: steps, a value, the output, the cost of
+// key generations) or the time the context allows, or the chart's files
+// its size. It is generators.ErrBudget, the value kustomize.ErrBudget is
+// too.
+var ErrBudget = generators.ErrBudget
 
 // resourcePolicy: "keep" becomes delete-policy orphan.
 const resourcePolicy = "helm.sh/resource-policy"
@@ -95,7 +98,7 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 	if err != nil {
 		return generators.Result{}, spec.FieldError(chartField, fmt.Errorf("%w: %v", ErrChart, err))
 	}
-	p := newProbe(defaultLimits)
+	p := newProbe(ctx)
 	rel := chartutil.ReleaseOptions{Name: name, Namespace: ns, Revision: 1, IsInstall: true}
 	r, err := renderWithin(ctx, p, func() (*rendered, error) { return renderChart(dir, load, values, rel, caps, p) })
 	if err != nil {
@@ -188,11 +191,7 @@ func stageFailure(spec *manifest.Object, hasName bool, err error) error {
 	if field == nameField && !hasName {
 		field = "metadata.name"
 	}
-	var be *budgetError
-	switch {
-	case errors.As(err, &be):
-		return spec.FieldError(field, fmt.Errorf("%w: %s", ErrBudget, be.msg))
-	case errors.Is(err, ErrBudget):
+	if errors.Is(err, ErrBudget) {
 		return spec.FieldError(field, err)
 	}
 	return spec.FieldError(field, fmt.Errorf("%w: %w", ErrChart, err))

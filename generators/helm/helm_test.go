@@ -140,7 +140,7 @@ func TestTextEqualsHelmTemplate(t *testing.T) {
 	for _, dir := range charts {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			want := helmTemplate(t, "rel", dir, "-n", "apps", "--include-crds", "--kube-version", "v1.33.0")
-			r, err := renderChart(dir, nil, map[string]any{}, chartutil.ReleaseOptions{Name: "rel", Namespace: "apps", Revision: 1, IsInstall: true}, caps, newProbe(defaultLimits))
+			r, err := renderChart(dir, nil, map[string]any{}, chartutil.ReleaseOptions{Name: "rel", Namespace: "apps", Revision: 1, IsInstall: true}, caps, newProbe(t.Context()))
 			if err != nil {
 				t.Fatal(err)
 			}

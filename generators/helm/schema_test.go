@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/tmplsandbox"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -141,7 +142,7 @@ func TestSchemaRefusedBeforeValidation(t *testing.T) {
 	}
 }
 
-// TestTplDepth: tpl may nest tplDepthMax deep, as Helm renders it; one
+// TestTplDepth: tpl may nest tmplsandbox.Default.TplNesting deep, as Helm renders it; one
 // level more, and a value calling tpl on itself (which Helm would follow
 // until memory ran out), fail with ErrBudget naming the template.
 func TestTplDepth(t *testing.T) {
@@ -164,8 +165,8 @@ func TestTplDepth(t *testing.T) {
 		values string
 		want   outcome
 	}{
-		"AtTheLimit": {"tpl nested tplDepthMax deep renders", chain(tplDepthMax), outcome{Value: "end"}},
-		"OneOver":    {"one level more is over budget", chain(tplDepthMax + 1), outcome{Budget: true}},
+		"AtTheLimit": {"tpl nested tmplsandbox.Default.TplNesting deep renders", chain(tmplsandbox.Default.TplNesting), outcome{Value: "end"}},
+		"OneOver":    {"one level more is over budget", chain(tmplsandbox.Default.TplNesting + 1), outcome{Budget: true}},
 		"Recursion":  {"a value calling tpl on itself", "v0: '{{ tpl .Values.v0 . }}'\n", outcome{Budget: true}},
 	}
 	for name, tc := range cases {
@@ -180,7 +181,7 @@ func TestTplDepth(t *testing.T) {
 			switch {
 			case errors.Is(err, ErrBudget):
 				got.Budget = true
-				for _, s := range []string{"Component.wavesmith.io/apps/app", "spec.source.chart.path", "demo/templates/cm.yaml", fmt.Sprintf("tpl calls nest more than %d deep", tplDepthMax)} {
+				for _, s := range []string{"Component.wavesmith.io/apps/app", "spec.source.chart.path", "demo/templates/cm.yaml", fmt.Sprintf("tpl calls nest more than %d deep", tmplsandbox.Default.TplNesting)} {
 					if !strings.Contains(err.Error(), s) {
 						t.Errorf("%s: %q lacks %q", tc.reason, err, s)
 					}

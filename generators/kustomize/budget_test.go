@@ -19,6 +19,7 @@ import (
 
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/internal/testtool"
+	"github.com/wavesmith/wavesmith/internal/tmplsandbox"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -34,17 +35,17 @@ var hostile = map[string]struct {
 	"Repeat": {
 		reason: "repeat of 300 MB is refused before it allocates",
 		files:  map[string]string{"cm.yaml": `{{ repeat 300000000 "x" }}`},
-		text:   "repeat: would make a value of 300000000×1 bytes",
+		text:   "repeat would return about 300000000 bytes",
 	},
 	"Until": {
 		reason: "until of two billion is refused before it allocates",
 		files:  map[string]string{"cm.yaml": `{{ range until 2000000000 }}{{ end }}`},
-		text:   "until: would make a list of 2000000000 elements",
+		text:   "until would return about 16000000000 bytes",
 	},
 	"UntilStep": {
 		reason: "untilStep too",
 		files:  map[string]string{"cm.yaml": `{{ range untilStep 0 2000000000 1 }}{{ end }}`},
-		text:   "untilStep: would make a list",
+		text:   "untilStep would return about",
 	},
 	"NestedRange": {
 		reason: "ranges within ranges over one list count every iteration",
@@ -59,7 +60,7 @@ var hostile = map[string]struct {
 	"Doubling": {
 		reason: "a string doubled in a loop stops at the value limit",
 		files:  map[string]string{"cm.yaml": `{{ $s := "x" }}{{ range until 64 }}{{ $s = cat $s $s }}{{ end }}`},
-		text:   "a value of",
+		text:   "cat would print more than 8388608 bytes",
 	},
 	"Output": {
 		reason: "a template's output is bounded",
@@ -74,7 +75,7 @@ var hostile = map[string]struct {
 	"Indent": {
 		reason: "indent by a billion spaces is refused",
 		files:  map[string]string{"cm.yaml": `{{ indent 1000000000 "x" }}`},
-		text:   "indent: would make a value",
+		text:   "indent would return about 1000000001 bytes",
 	},
 	"IncludeFanOut": {
 		reason: "an include calling itself twice stops at the nesting limit",
@@ -87,17 +88,17 @@ var hostile = map[string]struct {
 		text:   "steps (loop iterations, template and function calls)",
 	},
 	"TplRecursion": {
-		reason: "tpl rendering itself stops at the nesting limit",
+		reason: "tpl rendering itself stops at the tpl nesting limit",
 		files: map[string]string{
 			".component-config.yaml": "values:\n  x: '{{ tpl .Values.x . }}'\n",
 			"cm.yaml":                `{{ tpl .Values.x . }}`,
 		},
-		text: "templates nested more than 1000 deep",
+		text: "tpl calls nest more than 100 deep",
 	},
 	"KeepAllocating": {
 		reason: "values kept alive in a list stop at the total the functions may return",
 		files:  map[string]string{"cm.yaml": `{{ $l := list }}{{ range until 1000 }}{{ $l = append $l (repeat 8000000 "x") }}{{ end }}`},
-		text:   "the functions returned more than",
+		text:   "the functions returned and kept more than",
 	},
 	"Recursion": {
 		reason: "a template calling itself stops at the nesting limit",
@@ -112,7 +113,7 @@ var hostile = map[string]struct {
 	"ReplaceBlowUp": {
 		reason: "replace of the empty string by a long one is refused before it allocates",
 		files:  map[string]string{"cm.yaml": `{{ $s := repeat 1000000 "x" }}{{ replace "" $s $s }}`},
-		text:   "replace: would make a value",
+		text:   "replace would return about",
 	},
 }
 
@@ -141,8 +142,8 @@ func hostileFolder(t testing.TB, files map[string]string) (string, *manifest.Obj
 // the test quick under -race; TestHostileTemplatesCLI runs the real
 // limits through the binary.
 func TestHostileTemplates(t *testing.T) {
-	defer func(old int64) { maxSteps = old }(maxSteps)
-	maxSteps = 1_000_000
+	defer func(old tmplsandbox.Limits) { tmplsandbox.Default = old }(tmplsandbox.Default)
+	tmplsandbox.Default.Steps = 1_000_000
 	for name, tc := range hostile {
 		t.Run(name, func(t *testing.T) {
 			root, spec := hostileFolder(t, tc.files)

@@ -76,32 +76,37 @@
 // is read. The data is .Values: the config's values, overridden by the
 // Component's valuesFiles (in order) and spec.values, deep-merged.
 //
-// Functions: sprig's TxtFuncMap without env, expandenv and getHostByName
-// (a render depends neither on the machine's environment nor on the
-// network); now, date, htmlDate, toDate and mustToDate use UTC instead
-// of the machine's time zone; toYaml, mustToYaml, fromYaml,
-// mustFromYaml, fromYamlArray, mustFromYamlArray, fromJson,
-// mustFromJson, fromJsonArray, mustFromJsonArray, required, include and
-// tpl as in Helm; namespace and name (the placement); kubernetesVersion
-// (a *version.Info from Options.KubeVersion, defaulting to Helm's
-// default); apiResources (sorted []*metav1.APIResourceList from Helm's
-// default API versions plus Options.APIVersions; resource names guessed
-// from kinds); lookup, which finds nothing (an empty map), as in helm
-// template. sprig's random and clock functions (randAlpha, uuidv4,
-// genCA, now, ...) stay, as in Helm: a template that calls them renders
-// differently each time.
+// Functions: the template sandbox's (internal/tmplsandbox, shared with
+// the Helm generator: sprig's TxtFuncMap without env and expandenv;
+// toYaml, toYamlPretty, fromYaml, fromYamlArray, toJson, fromJson,
+// fromJsonArray, toToml and fromToml as in Helm; print, printf,
+// println) without getHostByName (a render depends neither on the
+// machine's environment nor on the network); now, date, htmlDate, toDate
+// and mustToDate use UTC instead of the machine's time zone; mustToYaml,
+// mustFromYaml, mustFromYamlArray, mustFromJson, mustFromJsonArray,
+// required, include and tpl as in Helm; namespace and name (the
+// placement); kubernetesVersion (a *version.Info from
+// Options.KubeVersion, defaulting to Helm's default); apiResources
+// (sorted []*metav1.APIResourceList from Helm's default API versions
+// plus Options.APIVersions; resource names guessed from kinds); lookup,
+// which finds nothing (an empty map), as in helm template. sprig's random
+// and clock functions (randAlpha, uuidv4, genCA, now, ...) stay, as in
+// Helm: a template that calls them renders differently each time.
 //
 // # Budget
 //
-// A rendering may take at most 10,000,000 steps (a range iteration is one,
-// a template call five, a function call ten, key generation and bcrypt
-// 500000), nest templates (template, include, tpl) 1000 deep, make lists
-// of 1,000,000 elements (until, untilStep, seq), values of 8 MiB (a
-// string, or elements of a list or map), 256 MiB of function results in
-// all, 16 MiB of output per template and 64 MiB in all; printf widths
-// are at most 65536, and set and merge refuse to make a map contain
-// itself. Arguments that would make a larger value (repeat, until,
-// indent, replace, printf widths, ...) are refused before anything is
+// Templates run in the template sandbox (internal/tmplsandbox), with the
+// limits a Helm chart's templates have too (tmplsandbox.Default): at most
+// 10,000,000 steps (a range iteration is one, a template call five, a
+// function call ten), key generations and password hashes costing 50
+// (about five seconds of a core), templates (template, include, tpl)
+// nested 1000 deep and tpl 100 deep, values of 8 MiB (a string; list
+// elements count 8 bytes, map entries 16), 256 MiB of function results
+// and kept values in all, 16 MiB of output per template file and 32 MiB
+// in all; printf widths are at most 65536, and set and merge refuse to
+// make a map contain itself. Arguments that would make a larger value
+// (repeat, until, seq, indent, replace, regexReplaceAll, printf widths,
+// ...) or print one (toYaml, cat, ...) are refused before anything is
 // allocated. Each limit is an ErrBudget error in ErrTemplate naming the
 // template and, for loops and recursion, the line of the range or
 // template.

@@ -11,7 +11,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/Masterminds/sprig/v3"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/tmplsandbox"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -28,22 +28,16 @@ var (
 	staticFuncs template.FuncMap
 )
 
-// removedFuncs are sprig functions a render must not have: it must not
-// depend on the machine's environment or the network.
-var removedFuncs = []string{"env", "expandenv", "getHostByName"}
-
 // static returns the functions that do not depend on the component:
-// sprig's text functions without removedFuncs, the ones that read the
-// machine's time zone in UTC instead, with the YAML and JSON helpers and
-// required that Helm and component-operator-runtime add, and printf,
-// print and println (text/template's own, here so that the budget sees
-// them).
+// the sandbox's (tmplsandbox.Funcs: sprig without env and expandenv,
+// Helm's YAML, JSON and TOML helpers, print*) without getHostByName (a
+// render must not depend on the network), the ones that read the
+// machine's time zone in UTC instead, and the must* YAML and JSON
+// helpers and required that component-operator-runtime adds.
 func static() template.FuncMap {
 	staticOnce.Do(func() {
-		f := sprig.TxtFuncMap()
-		for _, n := range removedFuncs {
-			delete(f, n)
-		}
+		f := tmplsandbox.Funcs()
+		delete(f, "getHostByName")
 		inZone := f["dateInZone"].(func(string, any, string) string)
 		for k, v := range map[string]any{
 			"now":      func() time.Time { return time.Now().UTC() },
@@ -54,18 +48,10 @@ func static() template.FuncMap {
 				return t
 			},
 			"mustToDate":        func(layout, s string) (time.Time, error) { return time.ParseInLocation(layout, s, time.UTC) },
-			"printf":            fmt.Sprintf,
-			"print":             fmt.Sprint,
-			"println":           fmt.Sprintln,
-			"toYaml":            toYAML,
 			"mustToYaml":        mustToYAML,
-			"fromYaml":          fromYAML,
 			"mustFromYaml":      mustFromYAML,
-			"fromYamlArray":     fromYAMLArray,
 			"mustFromYamlArray": mustFromYAMLArray,
-			"fromJson":          fromJSON,
 			"mustFromJson":      mustFromJSON,
-			"fromJsonArray":     fromJSONArray,
 			"mustFromJsonArray": mustFromJSONArray,
 			"required":          required,
 		} {
@@ -79,7 +65,7 @@ func static() template.FuncMap {
 // funcs returns the function map for one rendering: the static functions
 // plus the helpers that know the placement, the target cluster and the
 // template set (include, tpl), all guarded by the budget.
-func (j *job) funcs(set *template.Template, b *budget) (template.FuncMap, error) {
+func (j *job) funcs(set *template.Template, b *tmplsandbox.Budget) (template.FuncMap, error) {
 	kubeVersion := j.opts.KubeVersion
 	if kubeVersion == "" {
 		kubeVersion = generators.DefaultKubeVersion()
@@ -111,15 +97,19 @@ func (j *job) funcs(set *template.Template, b *budget) (template.FuncMap, error)
 	// lookup sees no cluster: it finds nothing, as in helm template.
 	f["lookup"] = func(apiVersion, kind, namespace, name string) map[string]any { return map[string]any{} }
 	// include and tpl render into bounded buffers; the templates they
-	// run count their nesting (see budget.instrument).
+	// run count their nesting (see tmplsandbox.Budget.Instrument).
 	f["include"] = func(name string, data any) (string, error) {
-		w := &limitedWriter{b: b, max: maxValue}
+		w := b.Value()
 		if err := set.ExecuteTemplate(w, name, data); err != nil {
 			return "", err
 		}
-		return string(bytes.ReplaceAll(w.buf, noValue, nil)), nil
+		return string(bytes.ReplaceAll(w.Bytes(), noValue, nil)), nil
 	}
 	f["tpl"] = func(text string, data any) (string, error) {
+		if err := b.EnterTpl(); err != nil {
+			return "", err
+		}
+		defer b.LeaveTpl()
 		t, err := set.Clone()
 		if err != nil {
 			return "", err
@@ -127,14 +117,14 @@ func (j *job) funcs(set *template.Template, b *budget) (template.FuncMap, error)
 		if t, err = t.New("<tpl>").Parse(text); err != nil {
 			return "", err
 		}
-		b.instrument(t)
-		w := &limitedWriter{b: b, max: maxValue}
+		b.Instrument(t)
+		w := b.Value()
 		if err := t.Execute(w, data); err != nil {
 			return "", err
 		}
-		return string(bytes.ReplaceAll(w.buf, noValue, nil)), nil
+		return string(bytes.ReplaceAll(w.Bytes(), noValue, nil)), nil
 	}
-	b.guard(f)
+	b.Guard(f)
 	return f, nil
 }
 
@@ -189,29 +179,12 @@ func required(msg string, v any) (any, error) {
 	return v, nil
 }
 
-// toYAML is Helm's toYaml: the YAML of v without the final newline, ""
-// when v cannot be marshalled.
-func toYAML(v any) string {
-	s, _ := mustToYAML(v)
-	return s
-}
-
 func mustToYAML(v any) (string, error) {
 	b, err := yaml.Marshal(v)
 	if err != nil {
 		return "", err
 	}
 	return strings.TrimSuffix(string(b), "\n"), nil
-}
-
-// fromYAML is Helm's fromYaml: on error the map holds the message at
-// "Error".
-func fromYAML(s string) map[string]any {
-	m, err := mustFromYAML(s)
-	if err != nil {
-		return map[string]any{"Error": err.Error()}
-	}
-	return m
 }
 
 func mustFromYAML(s string) (map[string]any, error) {
@@ -222,16 +195,6 @@ func mustFromYAML(s string) (map[string]any, error) {
 	return m, nil
 }
 
-// fromYAMLArray is Helm's fromYamlArray: on error the list holds the
-// message.
-func fromYAMLArray(s string) []any {
-	a, err := mustFromYAMLArray(s)
-	if err != nil {
-		return []any{err.Error()}
-	}
-	return a
-}
-
 func mustFromYAMLArray(s string) ([]any, error) {
 	var a []any
 	if err := yaml.Unmarshal([]byte(s), &a); err != nil {
@@ -240,28 +203,12 @@ func mustFromYAMLArray(s string) ([]any, error) {
 	return a, nil
 }
 
-func fromJSON(s string) map[string]any {
-	m, err := mustFromJSON(s)
-	if err != nil {
-		return map[string]any{"Error": err.Error()}
-	}
-	return m
-}
-
 func mustFromJSON(s string) (map[string]any, error) {
 	m := map[string]any{}
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
 		return nil, err
 	}
 	return m, nil
-}
-
-func fromJSONArray(s string) []any {
-	a, err := mustFromJSONArray(s)
-	if err != nil {
-		return []any{err.Error()}
-	}
-	return a
 }
 
 func mustFromJSONArray(s string) ([]any, error) {

@@ -25,10 +25,12 @@ var (
 	// comes wrapped in ErrTemplate.
 	ErrRequired = errors.New("missing required value")
 	// ErrBudget: rendering took too long (the context's deadline; the
-	// error wraps the context's error too) or a template exceeded a
-	// limit on steps, sizes or output (see the package documentation).
-	// Within a template it comes wrapped in ErrTemplate.
-	ErrBudget = errors.New("budget exceeded")
+	// error wraps the context's error too), a template exceeded a limit
+	// of the template sandbox (internal/tmplsandbox) or the build one of
+	// its own (see the package documentation). Within a template it
+	// comes wrapped in ErrTemplate. It is generators.ErrBudget, the
+	// value helm.ErrBudget is too.
+	ErrBudget = generators.ErrBudget
 )
 
 // Files in the component folder that configure it; they are neither

@@ -17,6 +17,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/wavesmith/wavesmith/generators/component"
+	"github.com/wavesmith/wavesmith/internal/tmplsandbox"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -74,7 +75,7 @@ func (j *job) render(ctx context.Context, t *tree, cfg config) error {
 	if right == "" {
 		right = "}}"
 	}
-	b := newBudget(ctx)
+	b := tmplsandbox.New(ctx, tmplsandbox.Default)
 	set := template.New("").Delims(left, right).Option("missingkey=error")
 	fm, err := j.funcs(set, b)
 	if err != nil {
@@ -86,7 +87,7 @@ func (j *job) render(ctx context.Context, t *tree, cfg config) error {
 			return j.templateError(n, names, b, err)
 		}
 	}
-	b.instrument(set)
+	b.Instrument(set)
 	// ConfigFile's values are the defaults (as in component-operator-runtime).
 	data := map[string]any{"Values": component.Merge(cfg.Values, j.values)}
 	out := make(map[string][]byte, len(files))
@@ -94,11 +95,11 @@ func (j *job) render(ctx context.Context, t *tree, cfg config) error {
 		out[p] = c
 	}
 	for _, n := range names {
-		w := &limitedWriter{b: b, max: maxOutput, total: true}
+		w := b.File()
 		if err := set.ExecuteTemplate(w, n, data); err != nil {
 			return j.templateError(n, names, b, err)
 		}
-		rendered := bytes.ReplaceAll(w.buf, noValue, nil)
+		rendered := bytes.ReplaceAll(w.Bytes(), noValue, nil)
 		delete(out, n)
 		name := strings.TrimSuffix(n, suffix)
 		out[name] = rendered
@@ -147,7 +148,7 @@ var (
 // templateError locates a text/template error at the innermost template
 // file and line its message names (an error inside an include names the
 // file holding the define), and wraps it in ErrTemplate.
-func (j *job) templateError(name string, names []string, b *budget, err error) error {
+func (j *job) templateError(name string, names []string, b *tmplsandbox.Budget, err error) error {
 	msg := err.Error()
 	file, line := name, 0
 	known := make(map[string]bool, len(names))
@@ -166,12 +167,12 @@ func (j *job) templateError(name string, names []string, b *budget, err error) e
 			break
 		}
 	}
-	if b.err != nil && errors.Is(err, ErrBudget) {
+	if b.Err() != nil && errors.Is(err, ErrBudget) {
 		// The limit says what happened, the mark that hit it (a range
 		// or a template) where; text/template's call chain does not
 		// help.
-		msg = b.err.Error()
-		if f, l, ok := splitLocation(b.where); ok && known[f] {
+		msg = b.Err().Error()
+		if f, l, ok := splitLocation(b.Where()); ok && known[f] {
 			file, line = f, l
 		}
 		if file != name {

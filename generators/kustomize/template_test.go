@@ -17,6 +17,7 @@ import (
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/internal/golden"
 	"github.com/wavesmith/wavesmith/internal/testobj"
+	"github.com/wavesmith/wavesmith/internal/tmplsandbox"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -108,7 +109,7 @@ func keysOf(m map[string]map[string]any) []string {
 func execTemplate(t *testing.T, j *job, text string, data any) (string, error) {
 	t.Helper()
 	set := template.New("").Option("missingkey=error")
-	b := newBudget(t.Context())
+	b := tmplsandbox.New(t.Context(), tmplsandbox.Default)
 	fm, err := j.funcs(set, b)
 	if err != nil {
 		t.Fatal(err)
@@ -117,10 +118,10 @@ func execTemplate(t *testing.T, j *job, text string, data any) (string, error) {
 	if _, err := set.New("t").Parse(text); err != nil {
 		t.Fatal(err)
 	}
-	b.instrument(set)
-	w := &limitedWriter{b: b, max: maxOutput, total: true}
+	b.Instrument(set)
+	w := b.File()
 	err = set.ExecuteTemplate(w, "t", data)
-	return string(w.buf), err
+	return string(w.Bytes()), err
 }
 
 func TestFuncs(t *testing.T) {

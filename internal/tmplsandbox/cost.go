@@ -1,29 +1,20 @@
-package component
+package tmplsandbox
 
-import (
-	"fmt"
-	"reflect"
-)
+import "reflect"
 
 // Template functions that generate keys or hash passwords take a core
 // for a tenth of a second to seconds a call; counted as one step each,
 // a few hundred calls would burn a core until the deadline, and Helm's
 // own engine (which cannot be stopped) would repeat them. Their calls are
-// counted by cost instead, within MaxFuncCost per rendering of a chart
-// or kustomization templates.
+// counted by cost instead, within Limits.Cost per rendering.
 
-// MaxFuncCost bounds the cost (FuncCost) of the expensive calls of one
-// rendering of templates: 50, about five seconds of one core. A chart
-// making a CA and a few certificates costs under ten.
-const MaxFuncCost = 50
-
-// FuncCost is the cost of a call of the template function name with args
+// funcCost is the cost of a call of the template function name with args
 // (sprig's), in tenths of a second of a core, about: an RSA key of 2048
 // bits costs 2 (genCA, genSelfSignedCert, genSignedCert make one), one of
 // 4096 bits (genPrivateKey "rsa") 8, a DSA key 20, a bcrypt hash 1,
 // derivePassword (scrypt) 3; signing with a given key or an ECDSA or
 // Ed25519 key 1. Other functions cost 0.
-func FuncCost(name string, args []reflect.Value) int {
+func funcCost(name string, args []reflect.Value) int {
 	switch name {
 	case "genPrivateKey":
 		if len(args) == 1 && args[0].Kind() == reflect.String {
@@ -43,10 +34,4 @@ func FuncCost(name string, args []reflect.Value) int {
 		return 1
 	}
 	return 0
-}
-
-// FuncCostError says that a call of name took the cost of a rendering to
-// total, over MaxFuncCost.
-func FuncCostError(name string, total int) string {
-	return fmt.Sprintf("%s: key generations and password hashes cost %d, more than the %d (about %d s of a core) templates may spend in one rendering", name, total, MaxFuncCost, MaxFuncCost/10)
 }

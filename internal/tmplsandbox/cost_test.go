@@ -1,4 +1,4 @@
-package component
+package tmplsandbox
 
 import (
 	"reflect"
@@ -28,8 +28,8 @@ func TestFuncCost(t *testing.T) {
 		{"encryptAES", nil, 0},
 	}
 	for _, tc := range cases {
-		if got := FuncCost(tc.name, tc.args); got != tc.want {
-			t.Errorf("FuncCost(%s %v) = %d, want %d", tc.name, tc.args, got, tc.want)
+		if got := funcCost(tc.name, tc.args); got != tc.want {
+			t.Errorf("funcCost(%s %v) = %d, want %d", tc.name, tc.args, got, tc.want)
 		}
 	}
 }
