@@ -20,15 +20,8 @@ import (
 	"github.com/wavesmith/wavesmith/tree"
 )
 
-// Sentinel errors, checked with errors.Is.
-var (
-	// ErrOutsideRoot: a source or values path leaves the repository root,
-	// lexically or through a symlink (the same error as tree's).
-	ErrOutsideRoot = tree.ErrOutsideRoot
-	// ErrSourceCoversSpec: a source folder or values file covers a file
-	// holding a spec: the Component's own, or another's.
-	ErrSourceCoversSpec = generators.ErrSourceCoversSpec
-)
+// Sentinel errors: a path leaving the root is tree.ErrOutsideRoot, a
+// source covering a spec generators.ErrSourceCoversSpec.
 
 // Decode reads a Component strictly: unknown fields and wrong types are
 // errors naming the field path; exactly one source is required.
@@ -190,14 +183,14 @@ func Placement(c *v1alpha1.Component) (namespace, name string) {
 }
 
 // ResolvePath resolves rel against the folder of the spec's file and
-// refuses a result outside root, also through symlinks (ErrOutsideRoot),
+// refuses a result outside root, also through symlinks (tree.ErrOutsideRoot),
 // one that is neither a folder nor a regular file of at most
 // tree.MaxFileSize bytes (tree.ErrNotRegular, tree.ErrTooLarge), and one
-// that covers the spec's own file (ErrSourceCoversSpec). field names the
+// that covers the spec's own file (generators.ErrSourceCoversSpec). field names the
 // spec field in errors. A folder's content is checked by CheckTree.
 func ResolvePath(spec *manifest.Object, field, rel, root string) (string, error) {
 	if filepath.IsAbs(rel) {
-		return "", spec.FieldError(field, fmt.Errorf("%w: %q is absolute; give a path relative to the spec file", ErrOutsideRoot, rel))
+		return "", spec.FieldError(field, fmt.Errorf("%w: %q is absolute; give a path relative to the spec file", tree.ErrOutsideRoot, rel))
 	}
 	base := "."
 	if f := spec.Source.File; f != "" && f != "-" {
@@ -212,7 +205,7 @@ func ResolvePath(spec *manifest.Object, field, rel, root string) (string, error)
 	if _, err := r.Rel(p); err != nil {
 		// Lexically outside: refuse before asking the file system, so
 		// the answer does not depend on what exists beyond the root.
-		return "", spec.FieldError(field, fmt.Errorf("%w: %s leaves %s (the root; --root sets another)", ErrOutsideRoot, rel, r.Dir()))
+		return "", spec.FieldError(field, fmt.Errorf("%w: %s leaves %s (the root; --root sets another)", tree.ErrOutsideRoot, rel, r.Dir()))
 	}
 	fi, err := r.CheckFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -223,7 +216,7 @@ func ResolvePath(spec *manifest.Object, field, rel, root string) (string, error)
 	}
 	if f := spec.Source.File; f != "" && f != "-" {
 		if own := mustAbs(f); own == mustAbs(p) || (fi.IsDir() && within(own, mustAbs(p))) {
-			return "", spec.FieldError(field, fmt.Errorf("%w: %s covers %s, the Component's own file", ErrSourceCoversSpec, rel, f))
+			return "", spec.FieldError(field, fmt.Errorf("%w: %s covers %s, the Component's own file", generators.ErrSourceCoversSpec, rel, f))
 		}
 	}
 	return p, nil
@@ -245,7 +238,7 @@ func mustAbs(p string) string {
 // CheckTree walks the source folder dir (a chart or a kustomization, as
 // ResolvePath returned it) before a loader reads it: every entry must be
 // a folder or a regular file of at most tree.MaxFileSize bytes inside
-// root, symlinks included (ErrOutsideRoot, tree.ErrNotRegular,
+// root, symlinks included (tree.ErrOutsideRoot, tree.ErrNotRegular,
 // tree.ErrTooLarge), and no folder may lead back to one being walked. The
 // error names the file, at the spec's field.
 func CheckTree(spec *manifest.Object, field, dir, root string) error {

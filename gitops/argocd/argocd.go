@@ -47,9 +47,6 @@ const (
 	DefaultTargetRevision = "HEAD"
 )
 
-// ErrOptions is wrapped by every error about Options.
-var ErrOptions = gitops.ErrOption
-
 // ErrTree is wrapped when the Applications' files would clash with the
 // tree's own files.
 var ErrTree = errors.New("argocd tree")

@@ -229,7 +229,7 @@ func TestOptionErrors(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			files, err := argocd.Applications(res.Plan(), tc.opts)
 			var oe *gitops.OptionError
-			if !errors.Is(err, argocd.ErrOptions) || !errors.As(err, &oe) {
+			if !errors.Is(err, gitops.ErrOption) || !errors.As(err, &oe) {
 				t.Fatalf("want a *gitops.OptionError, got %v", err)
 			}
 			if files != nil {

@@ -34,9 +34,6 @@ const (
 	HandoffAnnotation = "wavesmith.io/handoff-to"
 )
 
-// ErrOption: an option has an invalid value.
-var ErrOption = gitops.ErrOption
-
 // SourceRef is the Flux source the Kustomizations read the tree from.
 type SourceRef struct {
 	Kind, Name, Namespace string

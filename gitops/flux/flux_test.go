@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops"
 	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/gitops/flux"
 	"github.com/wavesmith/wavesmith/internal/golden"
@@ -243,8 +244,8 @@ func TestOptionErrors(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			_, err := flux.Files(res.Plan(), nil, tc.opts)
-			if !errors.Is(err, flux.ErrOption) {
-				t.Fatalf("%s: want flux.ErrOption, got %v", tc.reason, err)
+			if !errors.Is(err, gitops.ErrOption) {
+				t.Fatalf("%s: want gitops.ErrOption, got %v", tc.reason, err)
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s: want %q in %q", tc.reason, tc.want, err)

@@ -6,7 +6,7 @@
 // generator says what the spec reads (generators.Reader): those files and
 // folders are the spec's sources, never loose objects of the render. A
 // source that covers a file holding a spec, of any kind of the registry,
-// is an error naming both (ErrSourceCoversSpec): no spec is dropped
+// is an error naming both (generators.ErrSourceCoversSpec): no spec is dropped
 // silently. Folders are walked once each, confined to the root
 // (tree.Root), within MaxFolderDepth and MaxRenderInputSize, skipping
 // .wavesmithignore entries, hidden entries and rendered trees.

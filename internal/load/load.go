@@ -71,7 +71,7 @@ func DefaultRoot(paths []string, cwd string) string {
 // generators.Reader: a Component's source folder, its values files) are
 // its sources, not objects of the render, and are left out; but a source
 // that covers a file holding a spec (the reader's own, or another's) is
-// an error naming both (ErrSourceCoversSpec), and so is a source file
+// an error naming both (generators.ErrSourceCoversSpec), and so is a source file
 // that does not decode but names the apiVersion of one of reg's groups:
 // no spec is ever dropped silently.
 func Inputs(ctx context.Context, root string, reg generators.Registry, paths []string, stdin io.Reader) ([]*manifest.Object, error) {
@@ -207,7 +207,7 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 			continue
 		}
 		if spec := k.firstSpec(d); spec != nil {
-			errs[i] = src.obj.FieldError(src.field, fmt.Errorf("%w: %s covers %s, which holds %s: a spec is never a source", ErrSourceCoversSpec, src.path, file, spec.Key()))
+			errs[i] = src.obj.FieldError(src.field, fmt.Errorf("%w: %s covers %s, which holds %s: a spec is never a source", generators.ErrSourceCoversSpec, src.path, file, spec.Key()))
 			continue
 		}
 		if errs[i] != nil && specAPI[i] {
@@ -242,9 +242,6 @@ var (
 	ErrNoRoot = errors.New("no root: the door decides one")
 	// ErrSymlinkLoop: a folder symlink leads back to a folder being read.
 	ErrSymlinkLoop = errors.New("directory symlink loop")
-	// ErrSourceCoversSpec: a file or folder a spec reads covers a file
-	// holding a spec (its own, or another).
-	ErrSourceCoversSpec = generators.ErrSourceCoversSpec
 	// ErrInputsTooLarge: the files of a render hold more than
 	// MaxRenderInputSize bytes together.
 	ErrInputsTooLarge = errors.New("inputs too large")
@@ -658,7 +655,7 @@ func FindRepository(dir string) (string, bool) {
 // Component's kustomization folder, its values files): they are rendered
 // through the spec, not on their own. A spec is never a source: a file a
 // spec reads that holds a spec is an error naming both
-// (ErrSourceCoversSpec), as Inputs reports it. root is the render's: a
+// (generators.ErrSourceCoversSpec), as Inputs reports it. root is the render's: a
 // generator reads nothing outside it to answer. The KRM function, whose
 // objects come in a ResourceList rather than from files, calls it.
 func WithoutSources(objs []*manifest.Object, reg generators.Registry, root string) ([]*manifest.Object, error) {
@@ -681,7 +678,7 @@ func WithoutSources(objs []*manifest.Object, reg generators.Registry, root strin
 		case src == nil:
 			out = append(out, o)
 		case k.isSpec(o):
-			errs = append(errs, src.obj.FieldError(src.field, fmt.Errorf("%w: %s covers %s, which holds %s: a spec is never a source", ErrSourceCoversSpec, src.path, o.Source.File, o.Key())))
+			errs = append(errs, src.obj.FieldError(src.field, fmt.Errorf("%w: %s covers %s, which holds %s: a spec is never a source", generators.ErrSourceCoversSpec, src.path, o.Source.File, o.Key())))
 		}
 	}
 	return out, manifest.JoinSorted(errs)

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/tree"
@@ -231,7 +232,7 @@ func TestLoadNeverDropsSpecs(t *testing.T) {
 				"app/component.yaml": component("own", "{chart: {path: .}}"),
 				"other.yaml":         kaoto,
 			},
-			err:  ErrSourceCoversSpec,
+			err:  generators.ErrSourceCoversSpec,
 			text: []string{"app/component.yaml", "Component.wavesmith.io/demo/own", "spec.source.chart.path", ". covers"},
 		},
 		"ValuesIsAnotherSpec": {
@@ -241,7 +242,7 @@ func TestLoadNeverDropsSpecs(t *testing.T) {
 				"k.yaml":                  kaoto,
 				"kust/kustomization.yaml": "resources: []\n",
 			},
-			err:  ErrSourceCoversSpec,
+			err:  generators.ErrSourceCoversSpec,
 			text: []string{"c.yaml:", "spec.valuesFiles[0]", "k.yaml, which holds Kaoto.designer.kaoto.io/demo/k"},
 		},
 		"BaseOfOverlay": {
@@ -262,7 +263,7 @@ func TestLoadNeverDropsSpecs(t *testing.T) {
 				"base/kustomization.yaml":          "resources: []\n",
 				"base/k.yaml":                      kaoto,
 			},
-			err:  ErrSourceCoversSpec,
+			err:  generators.ErrSourceCoversSpec,
 			text: []string{"c.yaml:", "spec.source.kustomization.path", "base covers", "Kaoto.designer.kaoto.io/demo/k"},
 		},
 		"BrokenSpecInSource": {

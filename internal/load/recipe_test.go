@@ -161,8 +161,8 @@ func TestRecipeNeverDropsToySpec(t *testing.T) {
 				writeFile(t, filepath.Join(root, p), s)
 			}
 			_, err := Inputs(context.Background(), root, toyRegistry(), []string{root}, nil)
-			if !errors.Is(err, ErrSourceCoversSpec) {
-				t.Fatalf("got %v, want ErrSourceCoversSpec", err)
+			if !errors.Is(err, generators.ErrSourceCoversSpec) {
+				t.Fatalf("got %v, want generators.ErrSourceCoversSpec", err)
 			}
 			for _, s := range tc.text {
 				if !strings.Contains(err.Error(), s) {
