@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -143,6 +144,7 @@ func TestBudgets(t *testing.T) {
 		"files":      {"a list growing by 64 kB files", "files.yaml", "kept more than"},
 		"include":    {"includes of 1 MB doubling 40 times", "include.yaml", "an include's or tpl's output of more than 1048576 bytes"},
 		"keys":       {"200 key generations", "keys.yaml", "genPrivateKey: key generations and password hashes cost 51, more than the 50"},
+		"loop":       {"nested ranges calling nothing: 1e12 iterations, once beyond any bound but the deadline", "loop.yaml", "more than 10000000 steps"},
 	}
 	// Small limits keep this quick under the race detector;
 	// TestHostileMemory runs the attacks with the real ones.
@@ -174,6 +176,9 @@ func TestBudgets(t *testing.T) {
 // TestDeadline: a template that only takes time stops at the context's
 // deadline with an error naming it, and the rehearsal ends too.
 func TestDeadline(t *testing.T) {
+	// Steps beyond reach: the deadline, not the step limit, ends spin.
+	defer func(saved tmplsandbox.Limits) { tmplsandbox.Default = saved }(tmplsandbox.Default)
+	tmplsandbox.Default.Steps = math.MaxInt64
 	before := runtime.NumGoroutine()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -202,8 +207,8 @@ func TestDeadline(t *testing.T) {
 // after the error, as the CLI does, built without the race detector, and
 // measures its peak memory: with the CLI's default timeout of a minute for
 // the attacks the budget stops, with a short one for those only the
-// deadline stops (spin takes time; loop calls no function, so it cannot be
-// interrupted and runs on until the process exits).
+// deadline may stop (spin and loop take time; the sandbox's step limit
+// may end them first).
 func TestHostileMemory(t *testing.T) {
 	const limit = 512 << 20
 	testtool.Inputs(t) // the helper's source is under testdata/
