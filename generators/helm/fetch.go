@@ -94,7 +94,7 @@ func Fetch(ctx context.Context, root string, specs []*manifest.Object, opts Fetc
 			if lock.find(w.Repo, w.Name, w.Version) != nil {
 				continue
 			}
-			if lc := old.find(w.Repo, w.Name, w.Version); lc != nil && cached(opts.Cache, lc) {
+			if lc := old.find(w.Repo, w.Name, w.Version); lc != nil && checkPinned(w, lc) == nil && cached(opts.Cache, lc) {
 				lock.Charts = append(lock.Charts, *lc)
 				continue
 			}
@@ -106,8 +106,11 @@ func Fetch(ctx context.Context, root string, specs []*manifest.Object, opts Fetc
 			}
 			lc, err := fetch()
 			if err != nil {
+				field := field
 				if w != src {
 					err = fmt.Errorf("dependency %s of Chart.yaml: %w", w.Name, err)
+				} else if se := (*stageError)(nil); errors.As(err, &se) {
+					field, err = se.field, se.err
 				}
 				return nil, spec.FieldError(field, err)
 			}
@@ -158,7 +161,7 @@ func cached(cache string, lc *LockedChart) bool {
 	if err != nil {
 		return false
 	}
-	b, err := readCapped(cachePath(cache, h), maxArchive)
+	b, err := readCache(cache, h)
 	return err == nil && sha256Digest(b) == lc.Digest
 }
 
@@ -361,4 +364,49 @@ func writeAtomic(file string, b []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), file)
+}
+
+type fetchKey struct{}
+
+// FetchOnMiss returns ctx under which rendering fetches, on a cache miss,
+// a chart the lock names (and only such a chart), by the lock's URL or
+// manifest digest, checks its digest against the lock and stores it in
+// opts.Cache: the Argo CD plugin's door, whose repo-server has network,
+// passes it. A chart the lock lacks is still ErrNotFetched: versions and
+// digests are decided by wavesmith fetch alone.
+func FetchOnMiss(ctx context.Context, opts FetchOptions) context.Context {
+	if opts.Timeout == 0 {
+		opts.Timeout = 2 * time.Minute
+	}
+	return context.WithValue(ctx, fetchKey{}, &opts)
+}
+
+// refetch downloads the archive lc names, exactly: an OCI chart by its
+// manifest digest, a repository chart by its URL (with the credentials
+// of Helm's repositories.yaml), and checks it is lc.Digest. It stores it
+// in the cache when it can: a cache that cannot be written (a read-only
+// home) costs a download per render, not the render.
+func refetch(ctx context.Context, lc *LockedChart, opts FetchOptions) ([]byte, error) {
+	var data []byte
+	var err error
+	if strings.HasPrefix(lc.Repo, ociScheme) {
+		opts.PlainHTTP = opts.PlainHTTP || lc.PlainHTTP
+		data, err = pullLocked(ctx, lc, opts)
+	} else {
+		var creds map[string]*repo.Entry
+		if creds, err = repoCredentials(opts.RepositoryConfig); err != nil {
+			return nil, err
+		}
+		base := strings.TrimSuffix(lc.Repo, "/")
+		data, err = download(ctx, lc.URL, maxArchive, creds[base], base, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if got := sha256Digest(data); got != lc.Digest {
+		return nil, fmt.Errorf("%w: %s is %s, the lock says %s", ErrDigest, lc.URL, got, lc.Digest)
+	}
+	h, _ := digestHex(lc.Digest)
+	_ = writeAtomic(cachePath(opts.Cache, h), data) // best effort, see above
+	return data, nil
 }
