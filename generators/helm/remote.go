@@ -2,9 +2,9 @@ package helm
 
 import (
 	"archive/tar"
-	"context"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
