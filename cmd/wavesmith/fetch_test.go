@@ -112,3 +112,30 @@ func TestPluginFetchesLockedCharts(t *testing.T) {
 		t.Errorf("outside Argo CD, render with an empty cache: exit %d, want a failure naming wavesmith fetch: %s", code, stderr)
 	}
 }
+
+// TestRenderFileDependency: a chart whose Chart.yaml names a chart folder
+// beside it (repository: file://../lib) renders; the folder is the
+// chart's source, never loose objects of the render (its templates are no
+// YAML).
+func TestRenderFileDependency(t *testing.T) {
+	root := t.TempDir()
+	for file, text := range map[string]string{
+		"comp.yaml":                 "apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata: {name: shop, namespace: apps}\nspec:\n  source:\n    chart: {path: umbrella}\n",
+		"umbrella/Chart.yaml":       "apiVersion: v2\nname: umbrella\nversion: 1.0.0\ndependencies:\n- name: lib\n  version: ^0.4\n  repository: file://../lib\n  alias: mylib\n",
+		"umbrella/templates/a.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-a\n",
+		"lib/Chart.yaml":            "apiVersion: v2\nname: lib\nversion: 0.4.0\n",
+		"lib/templates/b.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-{{ .Chart.Name }}\n",
+	} {
+		p := filepath.Join(root, filepath.FromSlash(file))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, stderr := wavesmith(t, "", "render", "-q", "--root", root, root)
+	if code != exitOK || !strings.Contains(out, "name: shop-a") || !strings.Contains(out, "name: shop-mylib") {
+		t.Fatalf("render: exit %d, stdout %s, stderr %s", code, out, stderr)
+	}
+}

@@ -82,9 +82,16 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 		if err := checkChartSize(dir, opts.Root); err != nil {
 			return generators.Result{}, stageFailure(spec, c.Spec.Name != "", err)
 		}
+		fileDeps, err := fileDependencies(spec, dir, opts.Root)
+		if err != nil {
+			return generators.Result{}, err
+		}
 		load = func() (*chart.Chart, error) {
 			chrt, err := loader.Load(dir)
 			if err != nil {
+				return nil, err
+			}
+			if err := addFileDependencies(chrt, dir, fileDeps); err != nil {
 				return nil, err
 			}
 			return chrt, addLockedDependencies(ctx, opts.Root, chrt)
