@@ -93,7 +93,9 @@ func fetchOCI(ctx context.Context, src *v1alpha1.PathSource, opts FetchOptions) 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := semver.StrictNewVersion(version); err != nil && version != "" {
+	// As Helm: a version semver reads (v1.2.3 too) is the tag; anything
+	// else a range over the tags.
+	if _, err := semver.NewVersion(version); err != nil && version != "" {
 		if digest != "" {
 			return nil, &stageError{field: versionField, err: fmt.Errorf("%w: %s: version %q: a digest pins one version, not a range", ErrFetch, ref, src.Version)}
 		}
@@ -122,12 +124,11 @@ func fetchOCI(ctx context.Context, src *v1alpha1.PathSource, opts FetchOptions) 
 	tagged := ref + ":" + strings.ReplaceAll(version, "+", "_")
 	pull := tagged
 	if digest != "" {
+		// As Helm: the tag, when the registry has it, must name the
+		// digest; the chart's version must be the tag in any case.
 		if version != "" {
-			desc, err := client.Resolve(tagged)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %s: %v", ErrFetch, tagged, err)
-			}
-			if got := desc.Digest.String(); got != digest {
+			if desc, err := client.Resolve(tagged); err == nil && desc.Digest.String() != digest {
+				got := desc.Digest.String()
 				return nil, &stageError{field: versionField, err: fmt.Errorf("%w: %s names the manifest %s, the version pins %s", ErrDigest, tagged, got, digest)}
 			}
 		}

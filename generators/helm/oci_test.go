@@ -198,3 +198,15 @@ func TestOCIDigestRefusals(t *testing.T) {
 		}
 	})
 }
+
+// TestOCIVersionAsHelmReadsIt: a version semver reads leniently (v0.3.0,
+// as cert-manager's chart has it) is the tag, as helm takes it, not a
+// range over the tags (Helm's tag list keeps strict versions only).
+func TestOCIVersionAsHelmReadsIt(t *testing.T) {
+	host := serveOCI(t, "v0.3.0")
+	s := spec(t, map[string]any{"source": map[string]any{"chart": map[string]any{"repo": "oci://" + host + "/charts", "name": "webapp", "version": "v0.3.0"}}})
+	locked, err := Fetch(context.Background(), t.TempDir(), []*manifest.Object{s}, FetchOptions{Cache: t.TempDir(), PlainHTTP: true, RegistryConfig: filepath.Join(t.TempDir(), "config.json")})
+	if err != nil || len(locked) != 1 || locked[0].Resolved != "v0.3.0" {
+		t.Fatalf("want v0.3.0 locked, got %+v, %v", locked, err)
+	}
+}
