@@ -2,6 +2,8 @@ package helm
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -124,7 +126,7 @@ func Fetch(ctx context.Context, root string, specs []*manifest.Object, opts Fetc
 	if err != nil {
 		return nil, err
 	}
-	if err := writeAtomic(filepath.Join(root, LockFile), b); err != nil {
+	if err := writeAtomic(root, filepath.Join(root, LockFile), b); err != nil {
 		return nil, err
 	}
 	return lock.Charts, nil
@@ -212,7 +214,7 @@ func fetchOne(ctx context.Context, src *v1alpha1.PathSource, indexes map[string]
 		return nil, fmt.Errorf("%s: %w", url, err)
 	}
 	h, _ := digestHex(digest)
-	if err := writeAtomic(cachePath(opts.Cache, h), data); err != nil {
+	if err := writeAtomic(opts.Cache, cachePath(opts.Cache, h), data); err != nil {
 		return nil, err
 	}
 	return &LockedChart{Repo: src.Repo, Name: src.Name, Version: src.Version, Resolved: cv.Version, Digest: digest, URL: url}, nil
@@ -342,28 +344,44 @@ func repoCredentials(file string) (map[string]*repo.Entry, error) {
 	return out, nil
 }
 
-// writeAtomic writes b to file through a temporary file in its folder.
-func writeAtomic(file string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+// writeAtomic writes b to file (below dir) through a temporary file in
+// its folder, inside dir opened as an os.Root: no symlink leads the write
+// out of dir (the cache, or the render root for the lock), and a file
+// there that is a symlink is replaced, never written through.
+func writeAtomic(dir, file string, b []byte) error {
+	rel, err := filepath.Rel(dir, file)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%s is outside %s", file, dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".wavesmith-fetch-*")
+	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
+	defer r.Close()
+	if err := r.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 		return err
 	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
+	var rnd [8]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
+	tmp := filepath.Join(filepath.Dir(rel), ".wavesmith-fetch-"+hex.EncodeToString(rnd[:]))
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), file)
+	defer r.Remove(tmp)
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return r.Rename(tmp, rel)
 }
 
 type fetchKey struct{}
@@ -407,6 +425,6 @@ func refetch(ctx context.Context, lc *LockedChart, opts FetchOptions) ([]byte, e
 		return nil, fmt.Errorf("%w: %s is %s, the lock says %s", ErrDigest, lc.URL, got, lc.Digest)
 	}
 	h, _ := digestHex(lc.Digest)
-	_ = writeAtomic(cachePath(opts.Cache, h), data) // best effort, see above
+	_ = writeAtomic(opts.Cache, cachePath(opts.Cache, h), data) // best effort, see above
 	return data, nil
 }

@@ -159,7 +159,7 @@ func fetchOCI(ctx context.Context, src *v1alpha1.PathSource, opts FetchOptions) 
 		return nil, fmt.Errorf("%s: %w", pull, err)
 	}
 	h, _ := digestHex(sum)
-	if err := writeAtomic(cachePath(opts.Cache, h), data); err != nil {
+	if err := writeAtomic(opts.Cache, cachePath(opts.Cache, h), data); err != nil {
 		return nil, err
 	}
 	return &LockedChart{Repo: src.Repo, Name: src.Name, Version: src.Version, Resolved: version, Digest: sum, Manifest: res.Manifest.Digest, URL: ociScheme + pull, PlainHTTP: opts.PlainHTTP}, nil
