@@ -3,9 +3,9 @@ package helm
 import (
 	"context"
 	"crypto/rand"
-	"encoding/hex"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
