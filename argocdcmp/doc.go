@@ -19,5 +19,7 @@
 // (ARGOCD_APP_NAME set, Active); there an unknown ARGOCD_ENV_ name is an
 // error (CheckEnv), and Root, the checkout, is an error when the working
 // folder does not end in ARGOCD_APP_SOURCE_PATH. Discover tells the plugin
-// server whether a folder is wavesmith's.
+// server whether a folder is wavesmith's. Charts gives the render a
+// context under which charts the lock names and the cache lacks are
+// fetched (the repo-server has network); elsewhere renders stay offline.
 package argocdcmp

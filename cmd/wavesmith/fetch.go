@@ -22,7 +22,8 @@ func newFetchCommand() *cobra.Command {
 		Use:   "fetch [PATH]...",
 		Short: "Fetch the charts Components name from Helm repositories into the lock and the cache",
 		Long: `Fetch resolves every chart a Component names by repo (an https:// chart
-repository or an oci:// registry), name and version (or semver range),
+repository or an oci:// registry), name and version (or semver range; for
+oci:// also a manifest digest, sha256:<hex> or TAG@sha256:<hex>),
 downloads the archives the cache lacks into the chart cache
 ($WAVESMITH_CACHE_DIR, else wavesmith/ in the user's cache folder), by
 SHA-256, and writes ` + helm.LockFile + ` at the root (next to the project file):

@@ -434,7 +434,7 @@ func (f *renderFlags) decideRoot(args []string, hint string) (string, error) {
 // render loads the inputs and renders them within the timeout.
 func (f *renderFlags) render(c *cobra.Command, s *setup) (*render.Result, error) {
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(c.Context(), s.timeout)
+	ctx, cancel := context.WithTimeout(argocdcmp.Charts(c.Context(), os.Getenv), s.timeout)
 	defer cancel()
 	objs, err := load.Inputs(ctx, s.opts.Root, s.opts.Generators, s.inputs, c.InOrStdin())
 	if err != nil {

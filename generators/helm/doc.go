@@ -9,12 +9,18 @@
 // runs (test, rollback, upgrade-only) and the hook-failed delete policy are
 // left out with one warning per chart, or refused with spec.strictHooks.
 //
-// A chart of a Helm repository (spec.source.chart repo, name, version) is
-// read from the lock (LockFile, at the root) and the content-addressed
-// cache (CacheDir) only; Fetch, behind `wavesmith fetch`, fills both with
-// Helm's HTTP getter and credentials, downloads capped, digests checked,
-// archives expanded in memory with every entry checked (remote.go,
-// fetch.go).
+// A chart of a Helm repository or OCI registry (spec.source.chart repo,
+// name, version; for OCI also a manifest digest, sha256:<hex> or
+// TAG@sha256:<hex>) is read from the lock (LockFile, at the root) and the
+// content-addressed cache (CacheDir, opened as its own tree.Root: regular
+// files, no symlink out) only; Fetch, behind `wavesmith fetch`, fills
+// both with Helm's HTTP getter, registry client and credentials,
+// downloads capped, digests checked, archives expanded in memory with
+// every entry checked (remote.go, fetch.go, oci.go). Under a context from
+// FetchOnMiss (the Argo CD plugin's door) a chart the lock names and the
+// cache lacks is fetched exactly as locked; a chart the lock lacks never
+// is. Chart.yaml dependencies by path (file://) are taken from chart
+// folders inside the root, checked as the chart folder is (deps.go).
 //
 // Before Helm's loader reads a chart folder, the sizes of its files are
 // summed: a chart holds at most 100 MiB, subcharts included (size.go).

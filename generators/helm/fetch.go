@@ -2,8 +2,10 @@ package helm
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -94,7 +96,7 @@ func Fetch(ctx context.Context, root string, specs []*manifest.Object, opts Fetc
 			if lock.find(w.Repo, w.Name, w.Version) != nil {
 				continue
 			}
-			if lc := old.find(w.Repo, w.Name, w.Version); lc != nil && cached(opts.Cache, lc) {
+			if lc := old.find(w.Repo, w.Name, w.Version); lc != nil && checkPinned(w, lc) == nil && cached(opts.Cache, lc) {
 				lock.Charts = append(lock.Charts, *lc)
 				continue
 			}
@@ -106,8 +108,11 @@ func Fetch(ctx context.Context, root string, specs []*manifest.Object, opts Fetc
 			}
 			lc, err := fetch()
 			if err != nil {
+				field := field
 				if w != src {
 					err = fmt.Errorf("dependency %s of Chart.yaml: %w", w.Name, err)
+				} else if se := (*stageError)(nil); errors.As(err, &se) {
+					field, err = se.field, se.err
 				}
 				return nil, spec.FieldError(field, err)
 			}
@@ -121,7 +126,7 @@ func Fetch(ctx context.Context, root string, specs []*manifest.Object, opts Fetc
 	if err != nil {
 		return nil, err
 	}
-	if err := writeAtomic(filepath.Join(root, LockFile), b); err != nil {
+	if err := writeAtomic(root, filepath.Join(root, LockFile), b); err != nil {
 		return nil, err
 	}
 	return lock.Charts, nil
@@ -158,7 +163,7 @@ func cached(cache string, lc *LockedChart) bool {
 	if err != nil {
 		return false
 	}
-	b, err := readCapped(cachePath(cache, h), maxArchive)
+	b, err := readCache(cache, h)
 	return err == nil && sha256Digest(b) == lc.Digest
 }
 
@@ -209,7 +214,7 @@ func fetchOne(ctx context.Context, src *v1alpha1.PathSource, indexes map[string]
 		return nil, fmt.Errorf("%s: %w", url, err)
 	}
 	h, _ := digestHex(digest)
-	if err := writeAtomic(cachePath(opts.Cache, h), data); err != nil {
+	if err := writeAtomic(opts.Cache, cachePath(opts.Cache, h), data); err != nil {
 		return nil, err
 	}
 	return &LockedChart{Repo: src.Repo, Name: src.Name, Version: src.Version, Resolved: cv.Version, Digest: digest, URL: url}, nil
@@ -339,26 +344,87 @@ func repoCredentials(file string) (map[string]*repo.Entry, error) {
 	return out, nil
 }
 
-// writeAtomic writes b to file through a temporary file in its folder.
-func writeAtomic(file string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+// writeAtomic writes b to file (below dir) through a temporary file in
+// its folder, inside dir opened as an os.Root: no symlink leads the write
+// out of dir (the cache, or the render root for the lock), and a file
+// there that is a symlink is replaced, never written through.
+func writeAtomic(dir, file string, b []byte) error {
+	rel, err := filepath.Rel(dir, file)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%s is outside %s", file, dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".wavesmith-fetch-*")
+	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
+	defer r.Close()
+	if err := r.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 		return err
 	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
+	var rnd [8]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
+	tmp := filepath.Join(filepath.Dir(rel), ".wavesmith-fetch-"+hex.EncodeToString(rnd[:]))
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), file)
+	defer r.Remove(tmp)
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return r.Rename(tmp, rel)
+}
+
+type fetchKey struct{}
+
+// FetchOnMiss returns ctx under which rendering fetches, on a cache miss,
+// a chart the lock names (and only such a chart), by the lock's URL or
+// manifest digest, checks its digest against the lock and stores it in
+// opts.Cache: the Argo CD plugin's door, whose repo-server has network,
+// passes it. A chart the lock lacks is still ErrNotFetched: versions and
+// digests are decided by wavesmith fetch alone.
+func FetchOnMiss(ctx context.Context, opts FetchOptions) context.Context {
+	if opts.Timeout == 0 {
+		opts.Timeout = 2 * time.Minute
+	}
+	return context.WithValue(ctx, fetchKey{}, &opts)
+}
+
+// refetch downloads the archive lc names, exactly: an OCI chart by its
+// manifest digest, a repository chart by its URL (with the credentials
+// of Helm's repositories.yaml), and checks it is lc.Digest. It stores it
+// in the cache when it can: a cache that cannot be written (a read-only
+// home) costs a download per render, not the render.
+func refetch(ctx context.Context, lc *LockedChart, opts FetchOptions) ([]byte, error) {
+	var data []byte
+	var err error
+	if strings.HasPrefix(lc.Repo, ociScheme) {
+		opts.PlainHTTP = opts.PlainHTTP || lc.PlainHTTP
+		data, err = pullLocked(ctx, lc, opts)
+	} else {
+		var creds map[string]*repo.Entry
+		if creds, err = repoCredentials(opts.RepositoryConfig); err != nil {
+			return nil, err
+		}
+		base := strings.TrimSuffix(lc.Repo, "/")
+		data, err = download(ctx, lc.URL, maxArchive, creds[base], base, opts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if got := sha256Digest(data); got != lc.Digest {
+		return nil, fmt.Errorf("%w: %s is %s, the lock says %s", ErrDigest, lc.URL, got, lc.Digest)
+	}
+	h, _ := digestHex(lc.Digest)
+	_ = writeAtomic(opts.Cache, cachePath(opts.Cache, h), data) // best effort, see above
+	return data, nil
 }

@@ -63,11 +63,15 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 	var load func() (*chart.Chart, error)
 	if src := c.Spec.Source.Chart; repoSource(src) {
 		// A chart of a repository: the lock and the cache only.
-		chrt, where, err := loadLocked(opts.Root, src)
+		chrt, where, err := loadLocked(ctx, opts.Root, src)
 		if err != nil {
-			return generators.Result{}, spec.FieldError(repoField, fmt.Errorf("%w: %w", ErrChart, err))
+			field := repoField
+			if se := (*stageError)(nil); errors.As(err, &se) {
+				field, err = se.field, se.err
+			}
+			return generators.Result{}, spec.FieldError(field, fmt.Errorf("%w: %w", ErrChart, err))
 		}
-		dir, load = where, func() (*chart.Chart, error) { return chrt, addLockedDependencies(opts.Root, chrt) }
+		dir, load = where, func() (*chart.Chart, error) { return chrt, addLockedDependencies(ctx, opts.Root, chrt) }
 	} else {
 		dir, err = component.ResolvePath(spec, chartField, src.Path, opts.Root)
 		if err != nil {
@@ -81,12 +85,19 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 		if err := checkChartSize(dir, opts.Root); err != nil {
 			return generators.Result{}, stageFailure(spec, c.Spec.Name != "", err)
 		}
+		fileDeps, err := fileDependencies(spec, dir, opts.Root)
+		if err != nil {
+			return generators.Result{}, err
+		}
 		load = func() (*chart.Chart, error) {
 			chrt, err := loader.Load(dir)
 			if err != nil {
 				return nil, err
 			}
-			return chrt, addLockedDependencies(opts.Root, chrt)
+			if err := addFileDependencies(chrt, dir, fileDeps); err != nil {
+				return nil, err
+			}
+			return chrt, addLockedDependencies(ctx, opts.Root, chrt)
 		}
 	}
 	values, err := component.Values(spec, c, opts.Root)

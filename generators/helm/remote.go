@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -21,6 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
+	"github.com/wavesmith/wavesmith/tree"
 )
 
 // Charts from Helm repositories are rendered offline: `wavesmith fetch`
@@ -50,11 +52,12 @@ const LockFile = "wavesmith.lock"
 // FetchCommand is what a user runs to fill the lock and the cache.
 const FetchCommand = "wavesmith fetch"
 
-// Caps of repository charts: an archive (and a repository index) is at
-// most maxArchive bytes; expanded, it holds at most maxChartSize bytes in
-// at most maxArchiveEntries entries.
+// Caps of repository charts: an archive is at most maxArchive bytes (the
+// largest file wavesmith reads, also from the cache), a repository index
+// maxIndex; expanded, a chart holds at most maxChartSize bytes in at most
+// maxArchiveEntries entries.
 const (
-	maxArchive        = 20 << 20
+	maxArchive        = tree.MaxFileSize
 	maxIndex          = 32 << 20
 	maxArchiveEntries = 10000
 	maxLock           = 1 << 20
@@ -69,15 +72,20 @@ type Lock struct {
 }
 
 // LockedChart is one chart of a repository as Components ask for it
-// (Repo, Name, Version: a version or a semver range) and as it was
-// resolved (Resolved, Digest "sha256:<hex>" of the archive, URL).
+// (Repo, Name, Version: a version or a semver range; for an OCI registry
+// also TAG@sha256:<hex> or sha256:<hex>, a manifest digest) and as it was
+// resolved (Resolved, Digest "sha256:<hex>" of the archive, URL; for an
+// OCI registry Manifest, the digest of the chart's manifest, by which it
+// is pulled again, and PlainHTTP when fetch reached the registry so).
 type LockedChart struct {
-	Repo     string `json:"repo"`
-	Name     string `json:"name"`
-	Version  string `json:"version"`
-	Resolved string `json:"resolved"`
-	Digest   string `json:"digest"`
-	URL      string `json:"url"`
+	Repo      string `json:"repo"`
+	Name      string `json:"name"`
+	Version   string `json:"version"`
+	Resolved  string `json:"resolved"`
+	Digest    string `json:"digest"`
+	Manifest  string `json:"manifest,omitempty"`
+	URL       string `json:"url"`
+	PlainHTTP bool   `json:"plainHTTP,omitempty"`
 }
 
 const (
@@ -140,6 +148,11 @@ func readLock(root string) (*Lock, error) {
 		if _, err := digestHex(c.Digest); err != nil {
 			return nil, fmt.Errorf("%s: charts[%d].digest: %w", file, i, err)
 		}
+		if c.Manifest != "" {
+			if _, err := digestHex(c.Manifest); err != nil {
+				return nil, fmt.Errorf("%s: charts[%d].manifest: %w", file, i, err)
+			}
+		}
 	}
 	return l, nil
 }
@@ -180,30 +193,34 @@ func repoSource(src *v1alpha1.PathSource) bool { return src.Repo != "" }
 
 // loadLocked loads the chart src names from the cache, as the lock at
 // root resolves it; where names it for messages.
-func loadLocked(root string, src *v1alpha1.PathSource) (chrt *chart.Chart, where string, err error) {
+func loadLocked(ctx context.Context, root string, src *v1alpha1.PathSource) (chrt *chart.Chart, where string, err error) {
 	lock, err := readLock(root)
 	if err != nil {
 		return nil, fmt.Sprintf("%s %s (version %s)", src.Repo, src.Name, src.Version), err
 	}
-	return loadFromLock(root, lock, src)
+	return loadFromLock(ctx, root, lock, src)
 }
 
 // repoDependencies returns the dependencies chrt's Chart.yaml names from a
 // chart repository or an OCI registry (by URL: https://, http://, oci://)
-// that its charts/ folder lacks, once per name. Helm needs them in charts/
-// (helm dependency build); wavesmith takes them from the lock and cache.
+// that its charts/ folder lacks, once per repository, name and version
+// (two aliases of one chart need it once; two versions of it, each). Helm
+// needs them in charts/ (helm dependency build); wavesmith takes them
+// from the lock and cache.
 func repoDependencies(chrt *chart.Chart) []*chart.Dependency {
 	have := map[string]bool{}
 	for _, d := range chrt.Dependencies() {
 		have[d.Name()] = true
 	}
+	seen := map[string]bool{}
 	var out []*chart.Dependency
 	for _, d := range chrt.Metadata.Dependencies {
 		if d == nil || have[d.Name] {
 			continue
 		}
-		if r := d.Repository; strings.HasPrefix(r, "https://") || strings.HasPrefix(r, "http://") || strings.HasPrefix(r, ociScheme) {
-			have[d.Name] = true
+		key := d.Repository + "\x00" + d.Name + "\x00" + d.Version
+		if r := d.Repository; !seen[key] && (strings.HasPrefix(r, "https://") || strings.HasPrefix(r, "http://") || strings.HasPrefix(r, ociScheme)) {
+			seen[key] = true
 			out = append(out, d)
 		}
 	}
@@ -212,7 +229,7 @@ func repoDependencies(chrt *chart.Chart) []*chart.Dependency {
 
 // addLockedDependencies adds to chrt, from the lock at root and the
 // cache, the repository dependencies its charts/ lacks.
-func addLockedDependencies(root string, chrt *chart.Chart) error {
+func addLockedDependencies(ctx context.Context, root string, chrt *chart.Chart) error {
 	deps := repoDependencies(chrt)
 	if len(deps) == 0 {
 		return nil
@@ -222,7 +239,7 @@ func addLockedDependencies(root string, chrt *chart.Chart) error {
 		return err
 	}
 	for _, d := range deps {
-		sub, _, err := loadFromLock(root, lock, &v1alpha1.PathSource{Repo: d.Repository, Name: d.Name, Version: d.Version})
+		sub, _, err := loadFromLock(ctx, root, lock, &v1alpha1.PathSource{Repo: d.Repository, Name: d.Name, Version: d.Version})
 		if err != nil {
 			return fmt.Errorf("dependency %s of Chart.yaml: %w", d.Name, err)
 		}
@@ -232,30 +249,41 @@ func addLockedDependencies(root string, chrt *chart.Chart) error {
 }
 
 // loadFromLock loads the chart src names from the cache, as lock resolves
-// it.
-func loadFromLock(root string, lock *Lock, src *v1alpha1.PathSource) (chrt *chart.Chart, where string, err error) {
+// it. A chart the cache lacks is ErrNotFetched, unless ctx allows
+// fetching on a miss (FetchOnMiss: under the Argo CD plugin), which
+// downloads exactly what the lock names and checks its digest.
+func loadFromLock(ctx context.Context, root string, lock *Lock, src *v1alpha1.PathSource) (chrt *chart.Chart, where string, err error) {
 	where = fmt.Sprintf("%s %s (version %s)", src.Repo, src.Name, src.Version)
 	lc := lock.find(src.Repo, src.Name, src.Version)
 	if lc == nil {
 		return nil, where, fmt.Errorf("%w: %s is not in %s: run %s", ErrNotFetched, where, filepath.Join(root, LockFile), FetchCommand)
 	}
+	if err := checkPinned(src, lc); err != nil {
+		return nil, where, err
+	}
 	// Files of the chart are named inside its archive (name-version.tgz).
 	where = fmt.Sprintf("%s-%s.tgz", src.Name, lc.Resolved)
 	h, _ := digestHex(lc.Digest) // checked by readLock
-	cache, err := CacheDir()
-	if err != nil {
+	fetch, onMiss := ctx.Value(fetchKey{}).(*FetchOptions)
+	cache := ""
+	if onMiss {
+		cache = fetch.Cache
+	} else if cache, err = CacheDir(); err != nil {
 		return nil, where, fmt.Errorf("%w: %s: no cache folder: %v", ErrNotFetched, where, err)
 	}
-	file := cachePath(cache, h)
-	data, err := readCapped(file, maxArchive)
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := readCache(cache, h)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && onMiss:
+		if data, err = refetch(ctx, lc, *fetch); err != nil {
+			return nil, where, err
+		}
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, where, fmt.Errorf("%w: %s (%s) is not in the cache %s: run %s", ErrNotFetched, where, lc.Digest, cache, FetchCommand)
-	}
-	if err != nil {
-		return nil, where, err
+	case err != nil:
+		return nil, where, fmt.Errorf("%s: the cache %s: %w", where, cache, err)
 	}
 	if got := sha256Digest(data); got != lc.Digest {
-		return nil, where, fmt.Errorf("%w: %s: %s is %s, the lock says %s (delete it and run %s)", ErrDigest, where, file, got, lc.Digest, FetchCommand)
+		return nil, where, fmt.Errorf("%w: %s: %s is %s, the lock says %s (delete it and run %s)", ErrDigest, where, cachePath(cache, h), got, lc.Digest, FetchCommand)
 	}
 	chrt, err = loadArchive(data, src.Name, lc.Resolved)
 	if err != nil {
@@ -264,28 +292,17 @@ func loadFromLock(root string, lock *Lock, src *v1alpha1.PathSource) (chrt *char
 	return chrt, where, nil
 }
 
-// readCapped reads a regular file of at most limit bytes.
-func readCapped(file string, limit int64) ([]byte, error) {
-	f, err := os.Open(file)
+// readCache reads the archive of a digest from the cache, opened as its
+// own root (tree.Root): a regular file of at most maxArchive bytes, no
+// symlink leaving the cache. A missing cache or archive is
+// fs.ErrNotExist.
+func readCache(cache, hexDigest string) ([]byte, error) {
+	r, err := tree.OpenRoot(cache)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: %s is not a regular file", ErrArchive, file)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%w: %s holds more than %d bytes", ErrArchive, file, limit)
-	}
-	return b, nil
+	defer r.Close()
+	return r.ReadFile(cachePath(r.Dir(), hexDigest))
 }
 
 // loadArchive expands a chart archive (gzip, tar) as Helm's loader does

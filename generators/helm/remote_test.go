@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/tree"
 )
 
 // chartRepo serves a Helm chart repository (index.yaml and packaged
@@ -387,5 +389,55 @@ func TestRepositoryDependencies(t *testing.T) {
 	}
 	if diff := cmp.Diff(withoutAdditions(runsOnInstall(want)), withoutAdditions(res.Objects)); diff != "" {
 		t.Errorf("-helm +wavesmith:\n%s", diff)
+	}
+}
+
+// TestCacheIsItsOwnRoot: the chart cache is read as its own root
+// (tree.Root): an archive that is a symlink leading out of the cache, or
+// a FIFO, is refused (never followed or waited on), and fetch replaces
+// such an entry with the archive rather than writing through it.
+func TestCacheIsItsOwnRoot(t *testing.T) {
+	r := serveRepo(t, "", "", "0.1.0")
+	s := repoSpec(t, r.url, "0.1.0")
+	plants := map[string]func(t *testing.T, file string){
+		"SymlinkOut": func(t *testing.T, file string) {
+			outside := filepath.Join(t.TempDir(), "elsewhere.tgz")
+			if err := os.Rename(file, outside); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, file); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"FIFO": func(t *testing.T, file string) {
+			if err := os.Remove(file); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(file, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	for name, plant := range plants {
+		t.Run(name, func(t *testing.T) {
+			rootDir, locked := fetchInto(t, r, s)
+			cache := os.Getenv("WAVESMITH_CACHE_DIR")
+			h, _ := digestHex(locked[0].Digest)
+			file := cachePath(cache, h)
+			plant(t, file)
+			_, err := Generator{}.Generate(context.Background(), s, generators.Options{Root: rootDir})
+			if !errors.Is(err, tree.ErrOutsideRoot) && !errors.Is(err, tree.ErrNotRegular) {
+				t.Fatalf("want the cache entry refused (tree.ErrOutsideRoot or ErrNotRegular), got %v", err)
+			}
+			if _, err := Fetch(context.Background(), rootDir, []*manifest.Object{s}, FetchOptions{Cache: cache}); err != nil {
+				t.Fatal(err)
+			}
+			if fi, err := os.Lstat(file); err != nil || !fi.Mode().IsRegular() {
+				t.Fatalf("fetch must replace the entry with the archive: %v, %v", fi, err)
+			}
+			if _, err := (Generator{}).Generate(context.Background(), s, generators.Options{Root: rootDir}); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

@@ -86,6 +86,12 @@ type variation struct {
 	// the objects' keys are compared, and wavesmith must warn, naming the
 	// template and the function (docs/component.md, Charts).
 	Random bool `json:"random,omitempty"`
+	// Served, for a chart, also renders it as a chart of a chart
+	// repository (behind basic auth) and of an OCI registry, both served
+	// in-process (served_test.go): wavesmith fetch, then wavesmith render
+	// of a Component naming repo, name and version, against helm template
+	// --repo --version and helm template oci://... --version.
+	Served bool `json:"served,omitempty"`
 }
 
 var (
@@ -152,6 +158,9 @@ func (c *corpus) check() error {
 				return fmt.Errorf("%s: a unique lowercase name is required", vw)
 			}
 			vars[v.Name] = true
+			if v.Served && (cs.Kind != "chart" || v.ToolFails || v.Random) {
+				return fmt.Errorf("%s: served is for charts that render, with fixed values", vw)
+			}
 			if cs.Kind == "chart" && v.ComponentConfig != "" {
 				return fmt.Errorf("%s: componentConfig is for kustomizations", vw)
 			}

@@ -220,6 +220,7 @@ func TestCorpus(t *testing.T) {
 	kinds := map[string]int{}
 	seen := map[string]bool{}
 	ids := map[string]bool{}
+	served := 0
 	for _, cs := range c.Cases {
 		kinds[cs.Kind]++
 		for _, e := range cs.Exercises {
@@ -227,7 +228,13 @@ func TestCorpus(t *testing.T) {
 		}
 		for _, v := range cs.variations() {
 			ids[cs.Name+"/"+v.Name] = true
+			if v.Served {
+				served++
+			}
 		}
+	}
+	if served < 3 {
+		t.Errorf("%d variations are served from a chart repository and an OCI registry, want at least 3", served)
 	}
 	if kinds["chart"] < 15 || kinds["kustomization"] < 15 {
 		t.Errorf("the corpus has %d charts and %d kustomizations, want at least 15 of each", kinds["chart"], kinds["kustomization"])

@@ -80,6 +80,20 @@ func TestParity(t *testing.T) {
 				}()
 				checkVariation(t, tl, modDir, cs, v)
 			})
+			if !v.Served {
+				continue
+			}
+			for _, src := range []string{"repository", "oci"} {
+				t.Run(id+"/"+src, func(t *testing.T) {
+					t.Parallel()
+					t0 := time.Now()
+					defer func() {
+						t.Logf("%s/%s in %v", id, src, time.Since(t0).Round(time.Millisecond))
+						sum.add(cs.Name, id+"/"+src, t.Failed())
+					}()
+					checkServed(t, tl, modDir, cs, v, src)
+				})
+			}
 		}
 	}
 }
@@ -90,6 +104,18 @@ func checkVariation(t *testing.T, tl tools, modDir string, cs caseSpec, v variat
 	toolName := map[string]string{"chart": "helm template", "kustomization": "kustomize build"}[cs.Kind]
 	toolOut, toolErr := tl.renderTool(t, r, cs, v)
 	wsOut, wsStderr, wsErr := tl.renderWavesmith(t, r, v)
+	rerender := func() ([]byte, error) {
+		out, _, err := tl.renderWavesmith(t, r, v)
+		return out, err
+	}
+	compareOutputs(t, id, toolName, cs, v, toolOut, toolErr, wsOut, wsStderr, wsErr, rerender)
+}
+
+// compareOutputs checks wavesmith's output against the tool's, after the
+// normalisations; rerender renders the variation with wavesmith again
+// (random-values).
+func compareOutputs(t *testing.T, id, toolName string, cs caseSpec, v variation, toolOut []byte, toolErr error, wsOut []byte, wsStderr string, wsErr error, rerender func() ([]byte, error)) {
+	t.Helper()
 	allow, allowed := allowList[id]
 
 	switch {
@@ -139,7 +165,7 @@ func checkVariation(t *testing.T, tl tools, modDir string, cs caseSpec, v variat
 		// The Helm SDK draws random values from crypto/rand and takes no
 		// other functions: no renderer can give the same bytes twice.
 		// docs/component.md (Charts): wavesmith names the template and the function.
-		again, _, err := tl.renderWavesmith(t, r, v)
+		again, err := rerender()
 		if err != nil {
 			t.Fatalf("rendering again: %v", err)
 		}
