@@ -16,7 +16,11 @@ WAVESMITH := $(BIN)/wavesmith
 KUSTOMIZE := $(BIN)/kustomize
 HELM      := $(BIN)/helm
 
-# Test-time tool locations, read by the tests (they fail when a tool is missing).
+# Test-time tool locations, read by the tests. Every make target requires
+# its tools: a tool-driven test whose tool is missing fails instead of
+# skipping as it does under a plain 'go test' (internal/testtool,
+# test/testkit). make unit, the inner loop, clears it.
+export WAVESMITH_REQUIRE_TOOLS := 1
 export WAVESMITH_BIN := $(WAVESMITH)
 export KUSTOMIZE_BIN := $(KUSTOMIZE)
 export HELM_BIN      := $(HELM)
@@ -100,6 +104,14 @@ fmt-check:
 .PHONY: vet
 vet:
 	$(GO) vet ./...
+
+# The inner loop: gofmt, go vet and the unit tests of the root module
+# (go test -short: every test that runs a tool or a control plane skips),
+# no tools to build, no -race. make test is the full proof.
+.PHONY: unit
+unit: fmt-check ## the fast tier: gofmt, go vet, go test -short ./... (no tools, no -race; make test is the full proof)
+	$(GO) vet ./...
+	WAVESMITH_REQUIRE_TOOLS= $(GO) test -short $(TESTFLAGS) ./...
 
 .PHONY: test
 # The tools are built three at a time: on a fresh machine most of a build
