@@ -30,8 +30,16 @@ TEST_TOOLS := $(WAVESMITH) $(KUSTOMIZE) $(HELM)
 # Nested Go modules (test/*) whose tests drive real GitOps engines (Argo CD,
 # Flux): their dependency trees pin other k8s.io versions, so they cannot
 # live in go.mod. Fragments append their folder; make test runs go vet and
-# go test in each.
-MODULE_TESTS := test/testinputs
+# go test in each (without -race: they drive binaries and control planes,
+# and a race build of Argo CD and Flux would compile each dependency
+# twice). test/testkit is their one test kit.
+MODULE_TESTS := test/testkit
+
+# Packages of the root module that only drive the built binaries
+# (test/hostile, test/parity): make test runs them after the -race run,
+# without -race (their code under test is the binaries) and with a longer
+# timeout. Fragments append them.
+DRIVER_TESTS :=
 
 # go test reuses a package's passing result while nothing it depends on has
 # changed: its code, the files and environment its tests read, and make's
@@ -123,7 +131,9 @@ test-tools:
 test: fmt-check vet test-tools lint ## gofmt, go vet, staticcheck and every test with -race (TESTFLAGS=-count=1: no cached results)
 	@set -e; export $(TEST_INPUTS); \
 	echo "== root module (test inputs $${WAVESMITH_TEST_INPUTS:0:12})"; \
-	$(GO) test -race $(TESTFLAGS) ./...; \
+	$(GO) test -race $(TESTFLAGS) $$($(GO) list ./... | grep -vxF "$$($(GO) list $(DRIVER_TESTS))"); \
+	echo "== $(DRIVER_TESTS) (drive the binaries, no -race)"; \
+	$(GO) test $(TESTFLAGS) -timeout 20m $(DRIVER_TESTS); \
 	for m in $(MODULE_TESTS); do \
 		echo "== $$m (nested module)"; \
 		(cd $$m && $(GO) vet ./... && $(GO) test $(TESTFLAGS) -timeout 20m ./...); \

@@ -123,6 +123,31 @@ func Path(t testing.TB, env, name string) string {
 	return abs
 }
 
+// Tool returns the absolute path of the executable the variable env names
+// (make exports them all); build says how to build it. It calls Short and
+// Inputs; a missing tool fails or skips the test (Missing).
+func Tool(t testing.TB, env, build string) string {
+	t.Helper()
+	Short(t)
+	Inputs(t)
+	p := os.Getenv(env)
+	if p == "" {
+		Missing(t, "%s is not set (build the tool with '%s' and set it to its path)", env, build)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(p, &st); err != nil {
+		Missing(t, "%s=%s: %v (build it with '%s')", env, p, err, build)
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Mode&0o111 == 0 {
+		t.Fatalf("%s=%s is not an executable file; build it with '%s'", env, p, build)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
 // EnvtestAssets returns the folder holding kube-apiserver and etcd:
 // KUBEBUILDER_ASSETS when set (the Makefile sets it), else bin (relative
 // to the test's folder). It calls Short and Inputs; missing binaries fail
