@@ -16,7 +16,11 @@ WAVESMITH := $(BIN)/wavesmith
 KUSTOMIZE := $(BIN)/kustomize
 HELM      := $(BIN)/helm
 
-# Test-time tool locations, read by the tests (they fail when a tool is missing).
+# Test-time tool locations, read by the tests. Every make target requires
+# its tools: a tool-driven test whose tool is missing fails instead of
+# skipping as it does under a plain 'go test' (internal/testtool,
+# test/testkit). make unit, the inner loop, clears it.
+export WAVESMITH_REQUIRE_TOOLS := 1
 export WAVESMITH_BIN := $(WAVESMITH)
 export KUSTOMIZE_BIN := $(KUSTOMIZE)
 export HELM_BIN      := $(HELM)
@@ -26,8 +30,16 @@ TEST_TOOLS := $(WAVESMITH) $(KUSTOMIZE) $(HELM)
 # Nested Go modules (test/*) whose tests drive real GitOps engines (Argo CD,
 # Flux): their dependency trees pin other k8s.io versions, so they cannot
 # live in go.mod. Fragments append their folder; make test runs go vet and
-# go test in each.
-MODULE_TESTS := test/testinputs
+# go test in each (without -race: they drive binaries and control planes,
+# and a race build of Argo CD and Flux would compile each dependency
+# twice). test/testkit is their one test kit.
+MODULE_TESTS := test/testkit
+
+# Packages of the root module that only drive the built binaries
+# (test/hostile, test/parity): make test runs them after the -race run,
+# without -race (their code under test is the binaries) and with a longer
+# timeout. Fragments append them.
+DRIVER_TESTS :=
 
 # go test reuses a package's passing result while nothing it depends on has
 # changed: its code, the files and environment its tests read, and make's
@@ -101,6 +113,14 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
+# The inner loop: gofmt, go vet and the unit tests of the root module
+# (go test -short: every test that runs a tool or a control plane skips),
+# no tools to build, no -race. make test is the full proof.
+.PHONY: unit
+unit: fmt-check ## the fast tier: gofmt, go vet, go test -short ./... (no tools, no -race; make test is the full proof)
+	$(GO) vet ./...
+	WAVESMITH_REQUIRE_TOOLS= $(GO) test -short $(TESTFLAGS) ./...
+
 .PHONY: test
 # The tools are built three at a time: on a fresh machine most of a build
 # is downloading modules or linking, which use one core or none.
@@ -108,10 +128,12 @@ vet:
 test-tools:
 	@$(MAKE) --no-print-directory -j3 --output-sync=target $(TEST_TOOLS) $(STATICCHECK)
 
-test: fmt-check vet test-tools lint ## gofmt, go vet, staticcheck and every test with -race (TESTFLAGS=-count=1: no cached results)
+test: fmt-check vet test-tools lint ## the full proof: gofmt, go vet, staticcheck, every tool built and required, every test (-race but for the suites that drive binaries; TESTFLAGS=-count=1: no cached results)
 	@set -e; export $(TEST_INPUTS); \
 	echo "== root module (test inputs $${WAVESMITH_TEST_INPUTS:0:12})"; \
-	$(GO) test -race $(TESTFLAGS) ./...; \
+	$(GO) test -race $(TESTFLAGS) $$($(GO) list ./... | grep -vxF "$$($(GO) list $(DRIVER_TESTS))"); \
+	echo "== $(DRIVER_TESTS) (drive the binaries, no -race)"; \
+	$(GO) test $(TESTFLAGS) -timeout 20m $(DRIVER_TESTS); \
 	for m in $(MODULE_TESTS); do \
 		echo "== $$m (nested module)"; \
 		(cd $$m && $(GO) vet ./... && $(GO) test $(TESTFLAGS) -timeout 20m ./...); \

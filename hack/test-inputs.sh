@@ -2,12 +2,18 @@
 # test-inputs.sh prints one digest of the test inputs that go test's result
 # cache cannot see by itself:
 #   - the tools in bin/ (and kpt) that tests run as processes, by content;
-#   - the repository's files (tracked, and untracked but not ignored) other
-#     than the Go sources of its packages, by content: go test keys a
-#     package's result on its own compiled code, but a nested module
-#     (test/*) does not see files outside its folder, and no test sees what
-#     a child process reads. Go files under testdata/ (programs tests build)
-#     are included.
+#   - the repository's files (tracked, and untracked but not ignored) that
+#     tests or the tools they run may read, by content: go test keys a
+#     package's result on its own compiled code and on the files its test
+#     process opens inside its module, but a nested module (test/*) does
+#     not see files outside its folder, and no test sees what a child
+#     process reads. Left out: the Go sources of packages (go test tracks
+#     them; Go files under testdata/, programs tests build, are kept), and
+#     what no test hands a tool: documentation (*.md outside testdata/:
+#     the tests that check docs, README.md and docs/*.md, are root module
+#     tests that open them themselves, which go test tracks), the CI entry
+#     point (.ci/) and staticcheck.conf. A README or docs edit therefore
+#     reruns no tool suite (internal/testtool's TestInputsDigest checks it).
 # make test passes it to go test as WAVESMITH_TEST_INPUTS. The tests that
 # run tools or read files outside their module read that variable, which
 # puts the digest into the key of their cached result: a rebuilt tool, a
@@ -59,7 +65,7 @@ memo=bin/.test-inputs.sums
 		while IFS= read -r -d '' f; do
 			case "/$f" in
 			*/testdata/*) ;;
-			*.go) continue ;;
+			*.go | *.md | /.ci/* | /staticcheck.conf) continue ;;
 			esac
 			if [ -L "$f" ]; then
 				printf 'link %s -> %s\n' "$f" "$(readlink "$f")"

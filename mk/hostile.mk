@@ -1,9 +1,11 @@
 # Hostile input: the bad-input suite and the kill and concurrency
-# experiments (test/hostile, a nested module that drives bin/wavesmith as a
-# process: see its testdata/README.md), and the fuzz targets of the root
-# module's packages (seed corpora in each package's testdata/fuzz/).
+# experiments (test/hostile, a package of the root module that drives
+# bin/wavesmith as a process: see its testdata/README.md; make test runs
+# it with the other suites that drive binaries, DRIVER_TESTS), and the fuzz
+# targets of the root module's packages (seed corpora in each package's
+# testdata/fuzz/).
 
-MODULE_TESTS += test/hostile
+DRIVER_TESTS += ./test/hostile/
 
 # 'make fuzz' runs each fuzz target for FUZZTIME. 'make test' runs each for
 # a set number of executions instead (the count after the second colon):
@@ -43,4 +45,4 @@ hostile-count:
 
 .PHONY: hostile
 hostile: $(WAVESMITH) hostile-count ## the bad-input suite and the kill and concurrency experiments (test/hostile), every test run anew
-	@set -e; export $(TEST_INPUTS); cd test/hostile && $(GO) vet ./... && $(GO) test -count=1 -timeout 20m ./...
+	@set -e; export $(TEST_INPUTS); $(GO) vet ./test/hostile/ && $(GO) test -count=1 -timeout 20m ./test/hostile/

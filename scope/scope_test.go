@@ -2,7 +2,6 @@ package scope
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -161,16 +160,7 @@ spec: {group: cert-manager.io, scope: Namespaced, names: {kind: Certificate, plu
 // their scope: builtin.txt must be exactly that. With -update it is
 // rewritten from the server: read the diff before committing.
 func TestBuiltinMatchesAPIServer(t *testing.T) {
-	testtool.Inputs(t) // the kube-apiserver binary
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		assets, _ = filepath.Abs(filepath.Join("..", "bin"))
-	}
-	for _, b := range []string{"kube-apiserver", "etcd"} {
-		if _, err := os.Stat(filepath.Join(assets, b)); err != nil {
-			t.Fatalf("envtest needs %s in %s (%v): run 'make test', which builds it", b, assets, err)
-		}
-	}
+	assets := testtool.EnvtestAssets(t, filepath.Join("..", "bin"))
 	env := &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStopTimeout: time.Minute}
 	env.ControlPlane.GetAPIServer().Configure().Set("runtime-config", "api/all=true")
 	cfg, err := env.Start()

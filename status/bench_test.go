@@ -23,6 +23,7 @@ import (
 //
 //	go test -run '^$' -bench KaotoStatus1000 -benchtime 1x ./status/
 func BenchmarkKaotoStatus1000(b *testing.B) {
+	needEnvtest(b)
 	const n = 1000
 	ctx := context.Background()
 	t := &testing.T{}

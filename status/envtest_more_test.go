@@ -26,6 +26,7 @@ import (
 )
 
 func TestComponentStatusOnAPIServer(t *testing.T) {
+	needEnvtest(t)
 	shared(t)
 	ns := namespace(t)
 	entries := []inventory.Entry{
@@ -89,6 +90,7 @@ func TestComponentStatusOnAPIServer(t *testing.T) {
 // kustomize/status-controller with its ClusterRole: it works, and the same
 // account may not write a Deployment.
 func TestShippedRBAC(t *testing.T) {
+	needEnvtest(t)
 	ctx := context.Background()
 	b, err := os.ReadFile(filepath.Join("..", "kustomize", "status-controller", "rbac.yaml"))
 	if err != nil {
@@ -170,6 +172,7 @@ func TestShippedRBAC(t *testing.T) {
 // Lease stays its own until LeaseDuration passes) and the other takes
 // over and writes. The hand-over time is logged, not checked.
 func TestLeaderElection(t *testing.T) {
+	needEnvtest(t)
 	ctx := context.Background()
 	ns := ownNamespace(t, "wavesmith-le")
 	// Generous timings: a leader that cannot renew within RenewDeadline on

@@ -2,6 +2,7 @@ package status
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -33,9 +34,11 @@ import (
 	"github.com/wavesmith/wavesmith/render"
 )
 
-// The tests run against a real kube-apiserver and etcd (envtest), built
-// into bin/ by the Makefile. Missing binaries fail the tests.
+// The envtest tests run against a real kube-apiserver and etcd, built
+// into bin/ by the Makefile; they skip under -short or without the
+// binaries, unless make test requires them (testtool.MainSkip).
 var (
+	envtestSkip string // why the envtest tests skip ("" when they run)
 	testEnv     *envtest.Environment
 	adminConfig *rest.Config
 	k8s         client.Client
@@ -44,16 +47,18 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	flag.Parse()
 	logf.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.Level(zapLevel()))))
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		assets, _ = filepath.Abs(filepath.Join("..", "bin"))
+	assets, missing := testtool.EnvtestAssetsMain(filepath.Join("..", "bin"))
+	skip, err := testtool.MainSkip(missing)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "FAIL: %v\n", err)
+		os.Exit(1)
 	}
-	for _, b := range []string{"kube-apiserver", "etcd"} {
-		if _, err := os.Stat(filepath.Join(assets, b)); err != nil {
-			fmt.Fprintf(os.Stderr, "FAIL: envtest needs %s in %s (%v): run 'make test', which builds it\n", b, assets, err)
-			os.Exit(1)
-		}
+	if skip != "" {
+		// The unit tests run; the envtest ones skip (needEnvtest).
+		envtestSkip = skip
+		os.Exit(m.Run())
 	}
 	testEnv = &envtest.Environment{
 		BinaryAssetsDirectory:   assets,
@@ -86,6 +91,15 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "stopping envtest:", err)
 	}
 	os.Exit(code)
+}
+
+// needEnvtest skips a test that needs the control plane TestMain did not
+// start.
+func needEnvtest(t testing.TB) {
+	t.Helper()
+	if envtestSkip != "" {
+		t.Skip(envtestSkip)
+	}
 }
 
 func zapLevel() int8 {
@@ -373,6 +387,7 @@ func shared(t *testing.T) {
 }
 
 func TestKaotoLifecycle(t *testing.T) {
+	needEnvtest(t)
 	shared(t)
 	ns := namespace(t)
 	kaoto, kids := renderKaoto(t, ns, "designer", map[string]any{"ingress": map[string]any{"host": "kaoto.example.com", "path": "/designer"}}, generators.Kubernetes)
@@ -443,6 +458,7 @@ func TestKaotoLifecycle(t *testing.T) {
 }
 
 func TestKaotoLoadBalancerEndpoint(t *testing.T) {
+	needEnvtest(t)
 	shared(t)
 	ns := namespace(t)
 	kaoto, kids := renderKaoto(t, ns, "k2", map[string]any{"ingress": map[string]any{"path": "/k2"}}, generators.Kubernetes)
@@ -470,6 +486,7 @@ func TestKaotoLoadBalancerEndpoint(t *testing.T) {
 }
 
 func TestKaotoRoute(t *testing.T) {
+	needEnvtest(t)
 	shared(t)
 	ns := namespace(t)
 	kaoto, kids := renderKaoto(t, ns, "my-kaoto", map[string]any{"ingress": map[string]any{"host": "kaoto.example.com", "path": "/designer"}}, generators.OpenShift)
@@ -537,6 +554,7 @@ func touchReconciles(t *testing.T, rc *reconcileCounter, wc *writeCounter, ns, n
 // control plane TestMain starts (kube-apiserver, etcd, the CRDs under
 // kustomize/crd/bases): what TestMain reads before m.Run is not recorded.
 func TestEnvtestInputs(t *testing.T) {
+	needEnvtest(t)
 	testtool.Inputs(t)
 	if testEnv == nil || adminConfig == nil {
 		t.Fatal("envtest did not start")

@@ -25,6 +25,7 @@ import (
 // reaches no spec. The old check (count writes after the touches) passes
 // all the same; touchReconciles, which waits for each reconcile, fails.
 func TestChildWatchControl(t *testing.T) {
+	needEnvtest(t)
 	ns := ownNamespace(t, "watch-control")
 	var writes writeCounter
 	var rc reconcileCounter
@@ -74,6 +75,7 @@ func admission(host, status, reason, message string) map[string]any {
 // (Admitted=False) leaves the Kaoto in Error, Stalled (kstatus: Failed),
 // with no endpoint of the rejected host; admitted later, it is Ready.
 func TestKaotoRouteRejected(t *testing.T) {
+	needEnvtest(t)
 	shared(t)
 	ns := namespace(t)
 	kaoto, kids := renderKaoto(t, ns, "taken", map[string]any{"ingress": map[string]any{"host": "kaoto.example.com"}}, generators.OpenShift)
@@ -113,6 +115,7 @@ func TestKaotoRouteRejected(t *testing.T) {
 // https://k4-demo.apps.cluster.example/bar(/|$)(.*)/; the status must
 // not report a URL of that Route, and must say why.
 func TestKaotoRouteRegexPath(t *testing.T) {
+	needEnvtest(t)
 	shared(t)
 	ns := namespace(t)
 	kaoto, kids := renderKaoto(t, ns, "k4", map[string]any{"ingress": map[string]any{"path": "/bar(/|$)(.*)"}}, generators.OpenShift)
@@ -147,6 +150,7 @@ func TestKaotoRouteRegexPath(t *testing.T) {
 // Flux and Argo CD stop waiting); once the Deployment recovers, Stalled
 // goes and kstatus reads Current.
 func TestKaotoProgressDeadline(t *testing.T) {
+	needEnvtest(t)
 	shared(t)
 	ns := namespace(t)
 	kaoto, kids := renderKaoto(t, ns, "stuck", map[string]any{}, generators.Kubernetes)
@@ -201,6 +205,7 @@ func TestKaotoProgressDeadline(t *testing.T) {
 // Component). The Component becomes and stays Ready. The control lists the
 // same objects without the attributes: it stays Pending.
 func TestComponentHookPurged(t *testing.T) {
+	needEnvtest(t)
 	shared(t)
 	ns := namespace(t)
 	ctx := context.Background()

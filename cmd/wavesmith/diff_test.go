@@ -58,7 +58,7 @@ func TestMain(m *testing.M) {
 
 func cluster(t testing.TB) (*kubetest.Cluster, string) {
 	t.Helper()
-	testtool.Inputs(t) // the envtest binaries and CRDs
+	testtool.EnvtestAssets(t, filepath.Join("..", "..", "bin")) // skips or fails without them
 	e := &envtestCluster
 	e.once.Do(func() {
 		e.c, e.err = kubetest.Start(filepath.Join("..", "..", "bin"), filepath.Join("..", "..", "kustomize", "crd", "bases"))
@@ -790,11 +790,7 @@ func TestDiffKubeconfigMissing(t *testing.T) {
 //
 //	KUBEBUILDER_ASSETS=$PWD/bin go test -run '^$' -bench Diff500 -benchtime 3x ./cmd/wavesmith/
 func BenchmarkDiff500Kaotos(b *testing.B) {
-	testtool.Inputs(b)
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		assets = filepath.Join("..", "..", "bin")
-	}
+	assets := testtool.EnvtestAssets(b, filepath.Join("..", "..", "bin"))
 	// Its own control plane: 500 Services need more cluster IPs than
 	// envtest's default /24 has.
 	env := &envtest.Environment{

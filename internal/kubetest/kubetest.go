@@ -21,7 +21,8 @@ type Cluster struct {
 // Start starts kube-apiserver and etcd from KUBEBUILDER_ASSETS, else from
 // bin (the module's bin/ relative to the test's folder), with the CRDs of
 // crdDirs installed. Missing binaries are an error that says how to build
-// them: a test must fail, never skip, without its tools.
+// them; a test calls testtool.EnvtestAssets first, which skips it (under
+// -short, or when the binaries are missing outside make test) or fails it.
 func Start(bin string, crdDirs ...string) (*Cluster, error) {
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if assets == "" {

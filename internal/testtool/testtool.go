@@ -1,6 +1,14 @@
 // Package testtool finds the tools that tests run as processes (the
-// Makefile builds them into bin/) and declares to go test's result cache
-// the inputs it cannot see by itself.
+// Makefile builds them into bin/), decides whether a tool-driven test runs,
+// skips or fails, and declares to go test's result cache the inputs it
+// cannot see by itself.
+//
+// Tests come in two tiers. go test -short ./... (make unit) runs the unit
+// tests only: a test that needs a tool skips, saying so. make test builds
+// every tool and sets RequireEnv: then a tool-driven test runs, -short or
+// not, and a missing tool fails it. Run by hand without -short and without
+// RequireEnv, a tool-driven test runs when its tool is there and skips,
+// naming the tool and 'make test', when it is not.
 //
 // go test caches a package's passing result, keyed on the package's
 // compiled test binary and on the files and environment variables the test
@@ -8,12 +16,16 @@
 // reads, are invisible to it: without more, a rebuilt bin/wavesmith or an
 // edited example would be answered with the old pass. make test therefore
 // computes one digest of those inputs (hack/test-inputs.sh: the tools by
-// content, the repository's files other than package Go sources) and
+// content, the files of the repository the tests and tools read) and
 // passes it as WAVESMITH_TEST_INPUTS; a test that reads it (Inputs, which
 // Path calls) has the digest in its cache key.
+//
+// The nested test modules (test/*) use test/testkit, which follows the
+// same rules with the same variables.
 package testtool
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -25,7 +37,53 @@ import (
 // of the inputs go test cannot see.
 const InputsEnv = "WAVESMITH_TEST_INPUTS"
 
+// RequireEnv names the environment variable make test sets (to 1): every
+// tool is required, a missing one fails its test instead of skipping it.
+const RequireEnv = "WAVESMITH_REQUIRE_TOOLS"
+
 var digest = regexp.MustCompile(`^[0-9a-f]{64}$`)
+
+// Required reports whether the tools are required (RequireEnv is set, as
+// make test and CI set it).
+func Required() bool { return os.Getenv(RequireEnv) != "" }
+
+// Short skips the running test under go test -short, unless the tools are
+// required. Tests that drive tools or a control plane call it first (Path
+// does).
+func Short(t testing.TB) {
+	t.Helper()
+	if testing.Short() && !Required() {
+		t.Skip("runs tools: skipped under -short ('make test' runs it with every tool)")
+	}
+}
+
+// Missing ends a test whose tool is missing, with what is missing (format,
+// args): it fails when the tools are required, else it skips and says how
+// to get the tool.
+func Missing(t testing.TB, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if Required() {
+		t.Fatalf("%s (%s is set: every tool is required): run 'make test', which builds it into bin/", msg, RequireEnv)
+	}
+	t.Skipf("%s: skipped; 'make test' builds every tool into bin/ and runs every test", msg)
+}
+
+// MainSkip is for a TestMain that needs tools before m.Run: missing says
+// which is missing (nil: none). It returns why the package's tool-driven
+// tests skip ("" when they run), or an error when they must fail instead
+// (tools required and missing). Call flag.Parse before it.
+func MainSkip(missing error) (skip string, err error) {
+	switch {
+	case missing != nil && Required():
+		return "", fmt.Errorf("%w (%s is set: every tool is required): run 'make test', which builds it into bin/", missing, RequireEnv)
+	case missing != nil:
+		return fmt.Sprintf("%v: skipped; 'make test' builds every tool into bin/ and runs every test", missing), nil
+	case testing.Short() && !Required():
+		return "runs tools: skipped under -short ('make test' runs it with every tool)", nil
+	}
+	return "", nil
+}
 
 // Inputs declares that the running test depends on inputs go test's cache
 // cannot see, by reading InputsEnv. Outside make test the variable is
@@ -41,10 +99,11 @@ func Inputs(t testing.TB) {
 
 // Path returns the absolute path of the tool name: the value of the
 // environment variable env when set (the Makefile sets it), else bin/name
-// at the root of the module. A missing tool fails the test, which never
-// skips, with how to build it. Path calls Inputs.
+// at the root of the module. It calls Short and Inputs; a missing tool
+// fails or skips the test (Missing).
 func Path(t testing.TB, env, name string) string {
 	t.Helper()
+	Short(t)
 	Inputs(t)
 	p := os.Getenv(env)
 	if p == "" {
@@ -55,13 +114,75 @@ func Path(t testing.TB, env, name string) string {
 	// Inputs reads covers the tool's content.
 	var st syscall.Stat_t
 	if err := syscall.Stat(p, &st); err != nil {
-		t.Fatalf("%s not found at %s (%v): run 'make test', which builds it into bin/ (or set %s)", name, p, err, env)
+		Missing(t, "%s not found at %s (set %s, or build it into bin/)", name, p, env)
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return abs
+}
+
+// Tool returns the absolute path of the executable the variable env names
+// (make exports them all); build says how to build it. It calls Short and
+// Inputs; a missing tool fails or skips the test (Missing).
+func Tool(t testing.TB, env, build string) string {
+	t.Helper()
+	Short(t)
+	Inputs(t)
+	p := os.Getenv(env)
+	if p == "" {
+		Missing(t, "%s is not set (build the tool with '%s' and set it to its path)", env, build)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(p, &st); err != nil {
+		Missing(t, "%s=%s: %v (build it with '%s')", env, p, err, build)
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Mode&0o111 == 0 {
+		t.Fatalf("%s=%s is not an executable file; build it with '%s'", env, p, build)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+// EnvtestAssets returns the folder holding kube-apiserver and etcd:
+// KUBEBUILDER_ASSETS when set (the Makefile sets it), else bin (relative
+// to the test's folder). It calls Short and Inputs; missing binaries fail
+// or skip the test (Missing).
+func EnvtestAssets(t testing.TB, bin string) string {
+	t.Helper()
+	Short(t)
+	Inputs(t)
+	assets, err := envtestAssets(bin)
+	if err != nil {
+		Missing(t, "%v", err)
+	}
+	return assets
+}
+
+// EnvtestAssetsMain is EnvtestAssets for a TestMain: the folder, and the
+// error naming a missing binary (for MainSkip).
+func EnvtestAssetsMain(bin string) (string, error) { return envtestAssets(bin) }
+
+func envtestAssets(bin string) (string, error) {
+	assets := os.Getenv("KUBEBUILDER_ASSETS")
+	if assets == "" {
+		assets = bin
+	}
+	assets, err := filepath.Abs(assets)
+	if err != nil {
+		return "", err
+	}
+	for _, b := range []string{"kube-apiserver", "etcd"} {
+		var st syscall.Stat_t
+		if err := syscall.Stat(filepath.Join(assets, b), &st); err != nil {
+			return "", fmt.Errorf("envtest needs %s in %s (set KUBEBUILDER_ASSETS, or 'make envtest')", b, assets)
+		}
+	}
+	return assets, nil
 }
 
 // ModuleRoot is the folder of the nearest go.mod above the test's working

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,29 +22,13 @@ import (
 	grpc_retry "github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/retry"
 
 	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/wavesmith/wavesmith/test/testkit"
 )
 
 // pluginName is metadata.name in kustomize/argocd/plugin.yaml: the socket
 // is <name>.sock and Applications name the plugin so.
 const pluginName = "wavesmith"
-
-// syncBuffer collects a process's output.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // cmpServer is a running argocd-cmp-server serving the real plugin.yaml.
 type cmpServer struct {
@@ -53,7 +36,7 @@ type cmpServer struct {
 	env []string
 	// wavesmith is WAVESMITH_BIN, the binary the plugin runs.
 	wavesmith string
-	logs      *syncBuffer
+	logs      *testkit.LockedBuffer
 }
 
 // startCMPServer starts bin/argocd-cmp-server as the sidecar would: with the
@@ -88,7 +71,7 @@ func startCMPServer(t *testing.T) *cmpServer {
 			"ARGOCD_CMP_WORKDIR=" + work,
 		},
 		wavesmith: ws,
-		logs:      &syncBuffer{},
+		logs:      &testkit.LockedBuffer{},
 	}
 	cmd := exec.Command(server, "--config-dir-path", config, "--logformat", "text", "--loglevel", "info")
 	cmd.Env = s.env

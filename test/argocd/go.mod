@@ -225,6 +225,6 @@ replace (
 	k8s.io/sample-controller => k8s.io/sample-controller v0.34.0
 )
 
-require github.com/wavesmith/wavesmith/test/testinputs v0.0.0
+require github.com/wavesmith/wavesmith/test/testkit v0.0.0
 
-replace github.com/wavesmith/wavesmith/test/testinputs => ../testinputs
+replace github.com/wavesmith/wavesmith/test/testkit => ../testkit

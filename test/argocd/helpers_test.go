@@ -8,7 +8,7 @@ import (
 
 	log "github.com/sirupsen/logrus"
 
-	"github.com/wavesmith/wavesmith/test/testinputs"
+	"github.com/wavesmith/wavesmith/test/testkit"
 )
 
 // Argo CD's packages log with logrus; keep the test output to failures.
@@ -18,27 +18,11 @@ func init() { log.SetLevel(log.WarnLevel) }
 const repoRoot = "../.."
 
 // tool returns the path of a binary named by an environment variable (the
-// root Makefile exports them) and fails the test, saying how to build it,
-// when it is missing.
+// root Makefile exports them); build says how to build it. A missing tool
+// skips the test, or fails it under make (testkit.Tool).
 func tool(t *testing.T, env, build string) string {
 	t.Helper()
-	testinputs.Require(t)
-	p := os.Getenv(env)
-	if p == "" {
-		t.Fatalf("%s is not set: run the tests with 'make test' in the repository root, or build the tool (%s) and set %s to its absolute path", env, build, env)
-	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		t.Fatalf("%s=%s: %v; build it with: %s", env, p, err, build)
-	}
-	if fi.IsDir() || fi.Mode()&0o111 == 0 {
-		t.Fatalf("%s=%s is not an executable file; build it with: %s", env, p, build)
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return abs
+	return testkit.Tool(t, env, build)
 }
 
 // copyFile copies a regular file, keeping its mode.

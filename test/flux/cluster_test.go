@@ -1,12 +1,9 @@
 package flux
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -29,6 +26,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/wavesmith/wavesmith/test/testkit"
 )
 
 var routeGVK = schema.GroupVersionKind{Group: "route.openshift.io", Version: "v1", Kind: "Route"}
@@ -47,12 +46,7 @@ type cluster struct {
 // startCluster starts an API server; extra CRD folders are installed too.
 func startCluster(t *testing.T, extraCRDs ...string) *cluster {
 	t.Helper()
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	for _, b := range []string{"kube-apiserver", "etcd"} {
-		if _, err := os.Stat(filepath.Join(assets, b)); assets == "" || err != nil {
-			t.Fatalf("KUBEBUILDER_ASSETS=%q lacks %s: run 'make test', which builds kube-apiserver and etcd into bin/", assets, b)
-		}
-	}
+	testkit.EnvtestAssets(t)
 	// envtest logs through controller-runtime's logger; without one set it
 	// prints a warning with a stack trace.
 	ctrllog.SetLogger(logr.Discard())
@@ -100,84 +94,15 @@ func startCluster(t *testing.T, extraCRDs ...string) *cluster {
 	return &cluster{cfg: cfg, c: c, env: env, kubeconfig: kcFile}
 }
 
-// process is a binary the test runs on the cluster, as it runs in a pod.
-type process struct {
-	name string
-	logs lockedBuffer
-	done chan struct{}
-}
-
-// lockedBuffer collects a process's output while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startProcess runs bin with the cluster's kubeconfig and env until the
-// test ends (SIGINT, then a kill after 10 s). Its output is logged when
-// the test fails, and a process that exits early fails the test.
-func (cl *cluster) startProcess(t *testing.T, bin string, env []string, args ...string) *process {
+// test ends (testkit.StartProcess).
+func (cl *cluster) startProcess(t *testing.T, bin string, env []string, args ...string) *testkit.Process {
 	t.Helper()
-	p := &process{name: filepath.Base(bin), done: make(chan struct{})}
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(append(os.Environ(), "KUBECONFIG="+cl.kubeconfig), env...)
-	cmd.Stdout, cmd.Stderr = &p.logs, &p.logs
-	cmd.WaitDelay = 10 * time.Second
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting %s: %v", p.name, err)
-	}
-	var stopping bool
-	var mu sync.Mutex
-	go func() {
-		err := cmd.Wait()
-		mu.Lock()
-		if !stopping {
-			t.Errorf("%s exited while the test ran: %v", p.name, err)
-		}
-		mu.Unlock()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		mu.Lock()
-		stopping = true
-		mu.Unlock()
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-p.done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-p.done
-		}
-		if t.Failed() {
-			t.Logf("%s output:\n%s", p.name, tail(p.logs.String(), 80))
-		}
-	})
-	return p
-}
-
-// tail is the last n lines of s.
-func tail(s string, n int) string {
-	lines := bytes.Split([]byte(s), []byte("\n"))
-	if len(lines) > n {
-		lines = append([][]byte{[]byte(fmt.Sprintf("[%d lines before]", len(lines)-n))}, lines[len(lines)-n:]...)
-	}
-	return string(bytes.Join(lines, []byte("\n")))
+	return testkit.StartProcess(t, bin, append([]string{"KUBECONFIG=" + cl.kubeconfig}, env...), 80, args...)
 }
 
 // startStatus runs wavesmith-status as it is deployed: its own process.
-func (cl *cluster) startStatus(t *testing.T) *process {
+func (cl *cluster) startStatus(t *testing.T) *testkit.Process {
 	t.Helper()
 	return cl.startProcess(t, tool(t, "WAVESMITH_STATUS_BIN"), nil,
 		"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0")

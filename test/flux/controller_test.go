@@ -29,6 +29,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/wavesmith/wavesmith/test/testkit"
 )
 
 // fluxSystem is the namespace flux install creates and the generated
@@ -41,7 +43,7 @@ const fluxSystem = "flux-system"
 // leader election, the metrics and probe listeners (several tests run at
 // once), and --requeue-dependency: a wave whose dependency is not ready
 // looks again after 1 s instead of 30 s, which only shortens the waits.
-func (cl *cluster) startKustomizeController(t *testing.T) *process {
+func (cl *cluster) startKustomizeController(t *testing.T) *testkit.Process {
 	t.Helper()
 	bin := tool(t, "KUSTOMIZE_CONTROLLER_BIN")
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fluxSystem}}

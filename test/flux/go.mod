@@ -87,6 +87,6 @@ require (
 // As flux2 and kustomize-controller do (CVE-2022-28948).
 replace gopkg.in/yaml.v3 => gopkg.in/yaml.v3 v3.0.1
 
-require github.com/wavesmith/wavesmith/test/testinputs v0.0.0
+require github.com/wavesmith/wavesmith/test/testkit v0.0.0
 
-replace github.com/wavesmith/wavesmith/test/testinputs => ../testinputs
+replace github.com/wavesmith/wavesmith/test/testkit => ../testkit

@@ -19,31 +19,29 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
 
-	"github.com/wavesmith/wavesmith/test/testinputs"
+	"github.com/wavesmith/wavesmith/test/testkit"
 )
 
 // repoRoot is the wavesmith checkout holding this module.
 func repoRoot(t testing.TB) string {
 	t.Helper()
-	testinputs.Require(t)
-	abs, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return abs
+	testkit.Inputs(t)
+	return testkit.RepoRoot(t)
 }
 
-// tool returns the binary an environment variable names; a missing tool
-// fails the test with how to build it (make test builds them all).
+// tool returns the file or folder an environment variable names (make
+// test builds them all and exports their paths); a missing one skips the
+// test, or fails it under make (testkit.Tool).
 func tool(t testing.TB, env string) string {
 	t.Helper()
-	testinputs.Require(t)
+	testkit.Short(t)
+	testkit.Inputs(t)
 	p := os.Getenv(env)
 	if p == "" {
-		t.Fatalf("%s is not set: run the tests through 'make test' (or 'make e2e'), which builds the tools into bin/ and sets it", env)
+		testkit.Missing(t, "%s is not set", env)
 	}
 	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("%s=%s: %v: run 'make test', which builds it", env, p, err)
+		testkit.Missing(t, "%s=%s: %v", env, p, err)
 	}
 	return p
 }

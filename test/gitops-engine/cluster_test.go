@@ -1,14 +1,10 @@
 package syncwaves
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	gosync "sync"
 	"testing"
 	"time"
 
@@ -27,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
-	"github.com/wavesmith/wavesmith/test/testinputs"
+	"github.com/wavesmith/wavesmith/test/testkit"
 )
 
 // argocdNamespace is where Argo CD and its argocd-cm live.
@@ -45,16 +41,7 @@ type cluster struct {
 // startCluster starts kube-apiserver and etcd from KUBEBUILDER_ASSETS.
 func startCluster(t *testing.T) *cluster {
 	t.Helper()
-	testinputs.Require(t)
-	assets := os.Getenv("KUBEBUILDER_ASSETS")
-	if assets == "" {
-		t.Fatal("KUBEBUILDER_ASSETS is not set: run 'make test' in the repository root, or 'make envtest' there and set KUBEBUILDER_ASSETS=<repo>/bin")
-	}
-	for _, b := range []string{"kube-apiserver", "etcd"} {
-		if _, err := os.Stat(filepath.Join(assets, b)); err != nil {
-			t.Fatalf("envtest needs %s in KUBEBUILDER_ASSETS=%s (%v): run 'make envtest' in the repository root", b, assets, err)
-		}
-	}
+	assets := testkit.EnvtestAssets(t)
 	env := &envtest.Environment{
 		BinaryAssetsDirectory:   assets,
 		CRDDirectoryPaths:       []string{filepath.Join(repoRoot(t), "kustomize", "crd", "bases")},
@@ -140,81 +127,15 @@ func (cl *cluster) installHealthChecks(ctx context.Context, t *testing.T) health
 	return lua.ResourceHealthOverrides(overrides)
 }
 
-// lockedBuffer collects a process's output while the test reads it.
-type lockedBuffer struct {
-	mu gosync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startStatus runs wavesmith-status (WAVESMITH_STATUS_BIN) as it is
 // deployed, its own process, until the test ends (SIGINT, a kill after
 // 10 s). A process that exits early fails the test; its output is logged
 // when the test fails.
 func (cl *cluster) startStatus(t *testing.T) {
 	t.Helper()
-	bin := os.Getenv("WAVESMITH_STATUS_BIN")
-	if bin == "" {
-		t.Fatal("WAVESMITH_STATUS_BIN is not set: run 'make test' in the repository root, or 'make build-status' there and set WAVESMITH_STATUS_BIN=<repo>/bin/wavesmith-status")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("WAVESMITH_STATUS_BIN=%s: %v: run 'make build-status' in the repository root", bin, err)
-	}
-	cmd := exec.Command(bin, "--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0")
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+cl.kubeconfig)
-	var logs lockedBuffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	cmd.WaitDelay = 10 * time.Second
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting %s: %v", bin, err)
-	}
-	done := make(chan struct{})
-	var mu gosync.Mutex
-	stopping := false
-	go func() {
-		err := cmd.Wait()
-		mu.Lock()
-		if !stopping {
-			t.Errorf("wavesmith-status exited while the test ran: %v", err)
-		}
-		mu.Unlock()
-		close(done)
-	}()
-	t.Cleanup(func() {
-		mu.Lock()
-		stopping = true
-		mu.Unlock()
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		if t.Failed() {
-			t.Logf("wavesmith-status output:\n%s", tail(logs.String(), 60))
-		}
-	})
-}
-
-// tail is the last n lines of s.
-func tail(s string, n int) string {
-	lines := bytes.Split([]byte(s), []byte("\n"))
-	if len(lines) > n {
-		lines = append([][]byte{[]byte(fmt.Sprintf("[%d lines before]", len(lines)-n))}, lines[len(lines)-n:]...)
-	}
-	return string(bytes.Join(lines, []byte("\n")))
+	bin := testkit.Tool(t, "WAVESMITH_STATUS_BIN", "make build-status")
+	testkit.StartProcess(t, bin, []string{"KUBECONFIG=" + cl.kubeconfig}, 60,
+		"--leader-elect=false", "--metrics-bind-address=0", "--health-probe-bind-address=0")
 }
 
 // startControllers runs, until the test ends, what envtest lacks: the

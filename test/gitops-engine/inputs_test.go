@@ -3,9 +3,9 @@ package syncwaves
 import (
 	"testing"
 
-	"github.com/wavesmith/wavesmith/test/testinputs"
+	"github.com/wavesmith/wavesmith/test/testkit"
 )
 
 // TestInputs puts make's digest of the tools and repository files these
-// tests use into go test's cache key (see package testinputs).
-func TestInputs(t *testing.T) { testinputs.Require(t) }
+// tests use into go test's cache key (see package testkit).
+func TestInputs(t *testing.T) { testkit.Inputs(t) }

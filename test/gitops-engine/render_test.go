@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
 
-	"github.com/wavesmith/wavesmith/test/testinputs"
+	"github.com/wavesmith/wavesmith/test/testkit"
 )
 
 // Annotations the test reads from wavesmith's output and sources.
@@ -79,14 +79,7 @@ type child struct {
 // renderObjects runs `wavesmith render` on dir.
 func renderObjects(t *testing.T, dir string) []*unstructured.Unstructured {
 	t.Helper()
-	testinputs.Require(t)
-	bin := os.Getenv("WAVESMITH_BIN")
-	if bin == "" {
-		t.Fatal("WAVESMITH_BIN is not set: run 'make test' in the repository root, or 'make build' there and set WAVESMITH_BIN=<repo>/bin/wavesmith")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Fatalf("WAVESMITH_BIN=%s: %v: run 'make build' in the repository root", bin, err)
-	}
+	bin := testkit.Tool(t, "WAVESMITH_BIN", "make build")
 	var stdout, stderr bytes.Buffer
 	cmd := exec.Command(bin, "render", "--root", repoRoot(t), dir)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -124,17 +117,10 @@ func decodeObjects(r io.Reader) ([]*unstructured.Unstructured, error) {
 	}
 }
 
+// repoRoot is the wavesmith checkout holding this module.
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil || !bytes.Contains(b, []byte("module github.com/wavesmith/wavesmith\n")) {
-		t.Fatalf("%s is not the wavesmith repository (%v)", root, err)
-	}
-	return root
+	return testkit.RepoRoot(t)
 }
 
 // classify reads the phase and wave wavesmith wrote on each object, and

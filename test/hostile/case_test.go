@@ -265,7 +265,7 @@ func contains(list []string, s string) bool {
 // its cached result on what the test process stats, and the cases hold
 // symlinks to /dev and /proc, whose times change all the time; go test
 // would never reuse the suite's result. The cases' content is part of
-// WAVESMITH_TEST_INPUTS (package testinputs) instead.
+// WAVESMITH_TEST_INPUTS (package internal/testtool) instead.
 func copyTree(src, dst string) error {
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -94,20 +94,6 @@ next:
 	return out
 }
 
-// under returns the entries at or below prefix, keyed relative to it.
-func (s snapshot) under(prefix string) snapshot {
-	out := snapshot{}
-	for k, v := range s {
-		switch {
-		case k == prefix:
-			out["."] = v
-		case strings.HasPrefix(k, prefix+"/"):
-			out[strings.TrimPrefix(k, prefix+"/")] = v
-		}
-	}
-	return out
-}
-
 // changes lists, sorted, what differs from before to after.
 func changes(before, after snapshot) []string {
 	var out []string

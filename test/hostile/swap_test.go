@@ -100,6 +100,7 @@ func killSeed(t *testing.T) uint64 {
 // the old or the new tree, and the next render must leave nothing of the
 // killed one behind.
 func TestKillDuringTreeSwap(t *testing.T) {
+	needBinary(t)
 	const kills = 50
 	work := t.TempDir()
 	mustMkdir(t, filepath.Join(work, "home"), filepath.Join(work, "tmp"))
@@ -231,6 +232,7 @@ func lockFailure(stderr, dir string) bool {
 // either succeeds or fails with the lock message, and DIR ends as exactly
 // one complete tree, with nothing left beside it.
 func TestConcurrentRendersOneDir(t *testing.T) {
+	needBinary(t)
 	const renders, rounds = 16, 6
 	work := t.TempDir()
 	mustMkdir(t, filepath.Join(work, "home"), filepath.Join(work, "tmp"))

@@ -8,7 +8,8 @@
 // reference tools through theirs (PARITY_HELM_BIN, KUSTOMIZE_BIN); every
 // normalisation between the two outputs is listed, with its reason, in
 // normalize_test.go and in README.md, and every intended difference in
-// allow_test.go. It is a nested module so that the root module does not
-// depend on what only this suite needs. Run it with 'make parity' (or
+// allow_test.go. It needs nothing the root module does not pin, so it is
+// a package of the root module; its tests skip under go test -short or
+// without the tools (internal/testtool). Run it with 'make parity' (or
 // 'make test') in the repository root.
 package parity

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"text/tabwriter"
 
-	"github.com/wavesmith/wavesmith/test/testinputs"
+	"github.com/wavesmith/wavesmith/internal/testtool"
 )
 
 // Versions of the reference tools the corpus is checked against.
@@ -28,27 +28,12 @@ type tools struct {
 	wavesmith, helm, kustomize string
 }
 
-// tool returns the absolute path of the binary named by env, failing the
-// test, with how to build it, when it is missing.
+// tool returns the absolute path of the binary named by env; build says
+// how to build it. A missing tool skips the test, or fails it under make
+// (testtool.Tool).
 func tool(t *testing.T, env, build string) string {
 	t.Helper()
-	testinputs.Require(t)
-	p := os.Getenv(env)
-	if p == "" {
-		t.Fatalf("%s is not set: run 'make parity' (or 'make test') in the repository root, or build the tool (%s) and set %s to its absolute path", env, build, env)
-	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		t.Fatalf("%s=%s: %v; build it with: %s", env, p, err, build)
-	}
-	if fi.IsDir() || fi.Mode()&0o111 == 0 {
-		t.Fatalf("%s=%s is not an executable file; build it with: %s", env, p, build)
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return abs
+	return testtool.Tool(t, env, build)
 }
 
 func lookTools(t *testing.T) tools {

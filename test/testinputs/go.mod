@@ -1,3 +1,0 @@
-module github.com/wavesmith/wavesmith/test/testinputs
-
-go 1.24

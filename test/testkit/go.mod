@@ -1,0 +1,3 @@
+module github.com/wavesmith/wavesmith/test/testkit
+
+go 1.24
