@@ -193,7 +193,7 @@ func TestMemoReuse(t *testing.T) {
 		"Wave": {"the wave the engine gives", func(_ *testing.T, _ string, o *Options, _ *string) {
 			o.Defaults = map[string]string{"wavesmith.io/apply-order": "3"}
 		}, 2},
-		"Namespace": {"a default namespace the spec takes", func(_ *testing.T, _ string, o *Options, _ *string) { o.Namespace = "other" }, 0},
+		"Namespace": {"a setting no generator sees (the default namespace: both specs name theirs)", func(_ *testing.T, _ string, o *Options, _ *string) { o.Namespace = "other" }, 0},
 		"Spec": {"a's spec", func(t *testing.T, root string, _ *Options, _ *string) {
 			writeFiles(t, root, map[string]string{"specs/specs.yaml": strings.Replace(countSpecs, "{name: a, namespace: ns}", "{name: a, namespace: ns, labels: {x: y}}", 1)})
 		}, 1},
