@@ -10,7 +10,9 @@
 // come from package internal/load (or a ResourceList), and the options
 // carry the generator registry, the GitOps engines and the root the door
 // chose (Options.Generators, Engines, Root are required). It knows no spec
-// kind and no engine by name.
+// kind and no engine by name. With Options.Reuse (a Memo, reuse.go) it
+// hashes, under the root, the files specs read, and generates a spec only
+// when no render sharing the Memo generated the same inputs before.
 //
 // Objects are plain maps (package manifest); encoding is deterministic, so
 // the same input gives byte-identical output whatever the map order or

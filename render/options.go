@@ -60,6 +60,11 @@ type Options struct {
 	// encoded: only Item.YAML, Key and Ref remain. It bounds the memory of
 	// large renders; the CLI sets it.
 	DiscardObjects bool
+	// Reuse, when set, keeps what generators return in a Memo that later
+	// renders passing the same Memo reuse for a spec whose inputs are
+	// byte-identical (reuse.go); only generating is skipped. nil generates
+	// every spec.
+	Reuse *Memo
 	// Progress, when set, is called after each spec is rendered with the
 	// number done and the total, from any goroutine.
 	Progress func(done, total int)

@@ -147,6 +147,8 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 		return nil, err
 	}
 	res.deps = plan.deps
+	reuse := newReuse(opts.Reuse, &opts)
+	defer reuse.close()
 	// Children: generated, decorated and encoded per spec, on all cores,
 	// level by level of the specs' dependencies.
 	outs := make([]specOutput, len(res.Specs))
@@ -166,7 +168,7 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 				}
 			}
 			start := time.Now()
-			outs[i] = renderSpec(ctx, res.Specs[i], plan, &opts)
+			outs[i] = renderSpec(ctx, res.Specs[i], plan, &opts, reuse)
 			res.Took[i] = time.Since(start)
 		})
 	}
@@ -240,14 +242,14 @@ type specOutput struct {
 
 // renderSpec generates the children of one spec, then decorates and
 // encodes each of them.
-func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options) specOutput {
+func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, reuse *reuse) specOutput {
 	if err := ctx.Err(); err != nil {
 		return specOutput{err: err}
 	}
 	o := spec.Object
 	g, _ := opts.Generators.Lookup(o)
 	i := spec.Spec
-	r, err := g.Generate(ctx, o, generators.Options{Platform: opts.Platform, KubeVersion: opts.KubeVersion, APIVersions: opts.APIVersions, Root: opts.Root, Wave: plan.base(i), Scope: opts.Scope})
+	r, err := reuse.generate(ctx, g, o, generators.Options{Platform: opts.Platform, KubeVersion: opts.KubeVersion, APIVersions: opts.APIVersions, Root: opts.Root, Wave: plan.base(i), Scope: opts.Scope})
 	if err != nil {
 		var me *manifest.Error
 		if !errors.As(err, &me) {

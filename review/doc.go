@@ -8,7 +8,9 @@
 // temporary folder): nothing is checked out, the work tree and the index
 // stay as they are. The renders themselves are the caller's (the CLI
 // renders each revision's folder exactly as wavesmith render would there,
-// project file and settings of that revision included); this package
+// project file and settings of that revision included, both at the same
+// temporary root and sharing a render.Memo, so that a spec unchanged
+// between them is generated once); this package
 // finds the repository, resolves and extracts revisions, compares the
 // decoded streams and writes the report as text, Markdown sized for a
 // pull-request comment, or JSON.

@@ -446,6 +446,7 @@ func (f *renderFlags) render(c *cobra.Command, s *setup) (*render.Result, error)
 	opts := s.opts
 	progress := newProgress(c, f.quiet)
 	opts.Progress = progress.update
+	opts.Reuse = reviewMemo.Load() // nil but in a review
 	res, err := render.Render(ctx, objs, opts)
 	progress.done()
 	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil && err != nil {

@@ -9,10 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
+	"github.com/wavesmith/wavesmith/generators/helm"
 	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/render"
 	"github.com/wavesmith/wavesmith/review"
 	"github.com/wavesmith/wavesmith/tree"
 )
@@ -77,7 +80,7 @@ that does not render (the message names the revision).`,
 					return usage(fmt.Errorf("PATH %q: want a path relative to the current folder, inside the repository", a))
 				}
 			}
-			rep, err := reviewRevisions(c.Context(), c, base, head, args)
+			rep, err := reviewRevisions(c.Context(), base, head, args, render.NewMemo(helm.LockFile))
 			if err != nil {
 				fmt.Fprintf(c.ErrOrStderr(), "error: %v\n", err)
 				return silentError{code: exitReviewError}
@@ -111,8 +114,15 @@ that does not render (the message names the revision).`,
 	return c
 }
 
-// reviewRevisions renders both sides and compares them.
-func reviewRevisions(ctx context.Context, c *cobra.Command, base, head string, paths []string) (*review.Report, error) {
+// reviewMemo is the Memo of the review in progress, which the render
+// command passes to the engine (render.Options.Reuse): both revisions
+// render in this process, one after the other, and share it.
+var reviewMemo atomic.Pointer[render.Memo]
+
+// reviewRevisions renders both sides and compares them. The renders share
+// memo (nil: none): a spec unchanged between the revisions, with
+// byte-identical inputs, is generated once.
+func reviewRevisions(ctx context.Context, base, head string, paths []string, memo *render.Memo) (*review.Report, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -137,11 +147,22 @@ func reviewRevisions(ctx context.Context, c *cobra.Command, base, head string, p
 	} else if same {
 		return review.Compare(review.Revision{Name: base}, review.Revision{Name: headName})
 	}
-	baseObjs, err := renderRevision(ctx, repo, base, baseCommit, paths)
+	// Both revisions render at the same absolute root, one after the
+	// other: the generators see the same root, so what they made for the
+	// base can serve the head.
+	tmp, err := os.MkdirTemp("", "wavesmith-review-")
 	if err != nil {
 		return nil, err
 	}
-	headObjs, err := renderRevision(ctx, repo, headName, headCommit, paths)
+	defer os.RemoveAll(tmp)
+	root := filepath.Join(tmp, "repo")
+	reviewMemo.Store(memo)
+	defer reviewMemo.Store(nil)
+	baseObjs, err := renderRevision(ctx, repo, root, base, baseCommit, paths)
+	if err != nil {
+		return nil, err
+	}
+	headObjs, err := renderRevision(ctx, repo, root, headName, headCommit, paths)
 	if err != nil {
 		return nil, err
 	}
@@ -170,19 +191,16 @@ func sameTree(ctx context.Context, repo *review.Repo, base, head string) (bool, 
 }
 
 // renderRevision materialises a revision (commit "" is the work tree) in
-// a temporary folder and renders it there as 'wavesmith render PATH... -o
-// DIR' would in the current folder, into a temporary tree whose objects it
-// returns; nil when the inputs do not exist at that revision.
-func renderRevision(ctx context.Context, repo *review.Repo, name, commit string, paths []string) ([]*manifest.Object, error) {
-	tmp, err := os.MkdirTemp("", "wavesmith-review-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(tmp)
-	root := filepath.Join(tmp, "repo")
+// the folder root, which it makes and removes, and renders it there as
+// 'wavesmith render PATH... -o DIR' would in the current folder, into a
+// temporary tree whose objects it returns; nil when the inputs do not
+// exist at that revision.
+func renderRevision(ctx context.Context, repo *review.Repo, root, name, commit string, paths []string) ([]*manifest.Object, error) {
 	if err := os.Mkdir(root, 0o755); err != nil {
 		return nil, err
 	}
+	defer os.RemoveAll(root)
+	var err error
 	if commit == "" {
 		err = repo.CopyWorkTree(ctx, root)
 	} else {

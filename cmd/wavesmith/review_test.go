@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -8,6 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wavesmith/wavesmith/generators/helm"
+	"github.com/wavesmith/wavesmith/render"
 	"github.com/wavesmith/wavesmith/review"
 )
 
@@ -327,5 +332,39 @@ func TestReviewShallowClone(t *testing.T) {
 	}
 	if want := "is not in this shallow clone: fetch it first, e.g. 'git fetch --no-tags --depth=1 origin " + base + "'"; !strings.Contains(stderr, want) {
 		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+}
+
+// TestReviewSharesRenders runs the review's own path in this process:
+// with a Memo, a spec whose inputs did not change between the revisions
+// is generated once (the Component and its chart, the unchanged Kaoto),
+// the changed one twice, and the report is the one without sharing.
+func TestReviewSharesRenders(t *testing.T) {
+	r := newGitRepo(t)
+	files := baseFiles()
+	files["deploy/other.yaml"] = strings.ReplaceAll(strings.ReplaceAll(reviewKaoto, "IMAGE", "1.0.0"), "name: designer", "name: other")
+	base := r.commit("specs", files)
+	head := r.commit("image", map[string]string{"deploy/kaoto.yaml": strings.ReplaceAll(reviewKaoto, "IMAGE", "2.5.0")})
+	t.Chdir(filepath.Join(r.dir, "deploy"))
+
+	memo := render.NewMemo(helm.LockFile)
+	shared, err := reviewRevisions(context.Background(), base, head, nil, memo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The base generates three specs; the head reuses two and generates
+	// the changed Kaoto.
+	if hits, misses := memo.Stats(); hits != 2 || misses != 4 {
+		t.Errorf("Stats() = %d reused, %d generated; want 2 reused (web, other), 4 generated (3 at the base, designer at the head)", hits, misses)
+	}
+	alone, err := reviewRevisions(context.Background(), base, head, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(alone, shared); diff != "" {
+		t.Errorf("the report with shared renders differs (-alone +shared):\n%s", diff)
+	}
+	if shared.Changed != 2 {
+		t.Errorf("%d changed, want 2 (the Kaoto and its Deployment)", shared.Changed)
 	}
 }

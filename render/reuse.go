@@ -1,0 +1,309 @@
+package render
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"io/fs"
+	"maps"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/tree"
+)
+
+// Memo keeps what generators return, by a digest of everything that
+// decides it, for the renders that share it (Options.Reuse): a spec whose
+// digest a render finds is not generated again. wavesmith review passes
+// one Memo to the renders of both revisions, so a spec unchanged between
+// them is generated once.
+//
+// The digest (reuseKey) covers the spec's canonical bytes and its source
+// (file, document, line); the path and bytes of every file under every
+// file and folder it reads (generators.Reader); the files every spec may
+// read (NewMemo's files: the Helm lock); every generator option
+// (platform, Kubernetes version, API versions, root, the spec's base
+// wave, the scope table); the generator's type; and the build of the
+// running binary (its module version and every dependency's version and
+// sum, runtime/debug.ReadBuildInfo). A spec whose reads cannot all be
+// hashed (a file outside the root, too large, not regular) is generated
+// as without a Memo. Errors are never kept. Only generating is reused:
+// decoration, waves, validation and encoding run as always, so a render
+// with a Memo writes the same bytes as one without.
+//
+// Results are deep-copied in and out: no render changes what another
+// reads. A Memo is safe for concurrent use and lives in memory.
+type Memo struct {
+	files        []string
+	mu           sync.Mutex
+	m            map[[sha256.Size]byte]generators.Result
+	hits, misses atomic.Int64
+}
+
+// NewMemo returns an empty Memo. files are paths relative to a render's
+// root that generators read for any spec, whatever it names (wavesmith's:
+// the Helm lock, helm.LockFile): their bytes, or their absence, are part
+// of every digest.
+func NewMemo(files ...string) *Memo {
+	return &Memo{files: slices.Clone(files), m: map[[sha256.Size]byte]generators.Result{}}
+}
+
+// Stats returns how many specs were reused (hits) and generated with
+// their result kept (misses) so far.
+func (m *Memo) Stats() (hits, misses int) {
+	return int(m.hits.Load()), int(m.misses.Load())
+}
+
+func (m *Memo) get(k [sha256.Size]byte) (generators.Result, bool) {
+	m.mu.Lock()
+	r, ok := m.m[k]
+	m.mu.Unlock()
+	if !ok {
+		return generators.Result{}, false
+	}
+	m.hits.Add(1)
+	return copyResult(r), true
+}
+
+func (m *Memo) put(k [sha256.Size]byte, r generators.Result) {
+	c := copyResult(r)
+	m.mu.Lock()
+	m.m[k] = c
+	m.mu.Unlock()
+	m.misses.Add(1)
+}
+
+// copyResult deep-copies what a generator returned.
+func copyResult(r generators.Result) generators.Result {
+	out := generators.Result{
+		Warnings:   slices.Clone(r.Warnings),
+		Defaults:   maps.Clone(r.Defaults),
+		SpecLabels: maps.Clone(r.SpecLabels),
+	}
+	if r.Objects != nil {
+		out.Objects = make([]*manifest.Object, len(r.Objects))
+		for i, o := range r.Objects {
+			out.Objects[i] = o.DeepCopy()
+		}
+	}
+	for i, w := range out.Warnings {
+		if w.Ref != nil {
+			ref := *w.Ref
+			out.Warnings[i].Ref = &ref
+		}
+	}
+	return out
+}
+
+// reuse is one render's view of a Memo: the digest of what every spec of
+// the render shares, and the digests of the files its specs read.
+type reuse struct {
+	memo   *Memo
+	common [sha256.Size]byte
+	root   *tree.Root
+	files  sync.Map // absolute path -> fileDigest
+}
+
+type fileDigest struct {
+	sum [sha256.Size]byte
+	err error
+}
+
+// errNoReuse: a spec reads what cannot be hashed; it is generated
+// without the Memo (Generate reports what is wrong, if anything).
+var errNoReuse = errors.New("not reusable")
+
+// maxHashDepth bounds how deep hashing a read folder goes (a symlink
+// inside the root may lead back to a parent).
+const maxHashDepth = 64
+
+// newReuse prepares a render's view of memo; nil when memo is nil or the
+// files every spec may read cannot be hashed.
+func newReuse(memo *Memo, opts *Options) *reuse {
+	if memo == nil {
+		return nil
+	}
+	root, err := tree.OpenRoot(opts.Root)
+	if err != nil {
+		return nil
+	}
+	h := sha256.New()
+	keyField(h, "wavesmith reuse v1")
+	keyField(h, buildInfo())
+	keyField(h, root.Dir())
+	keyField(h, string(opts.Platform))
+	keyField(h, opts.KubeVersion)
+	keyCount(h, len(opts.APIVersions))
+	for _, v := range opts.APIVersions {
+		keyField(h, v)
+	}
+	h.Write(opts.Scope.Format()) // the last field of the prefix: no length needed
+	r := &reuse{memo: memo, root: root}
+	keyCount(h, len(memo.files))
+	for _, f := range memo.files {
+		keyField(h, f)
+		b, err := root.ReadFile(filepath.Join(root.Dir(), f))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			keyField(h, "absent")
+		case err != nil:
+			root.Close()
+			return nil
+		default:
+			keyField(h, "file")
+			keyField(h, string(b))
+		}
+	}
+	h.Sum(r.common[:0])
+	return r
+}
+
+func (r *reuse) close() {
+	if r != nil {
+		r.root.Close()
+	}
+}
+
+// key is the digest of everything that decides what g generates for
+// spec with opts.
+func (r *reuse) key(g generators.Generator, spec *manifest.Object, opts generators.Options) ([sha256.Size]byte, error) {
+	var k [sha256.Size]byte
+	h := sha256.New()
+	h.Write(r.common[:])
+	keyField(h, fmt.Sprintf("%T", g))
+	file, err := filepath.Abs(spec.Source.File)
+	if err != nil {
+		return k, errNoReuse
+	}
+	keyField(h, file)
+	keyCount(h, spec.Source.Index)
+	keyCount(h, spec.Source.Line)
+	keyCount(h, opts.Wave) // the rest of opts is the render's, in common
+	keyField(h, string(encodeExact(spec)))
+	var reads []generators.Read
+	if rd, ok := g.(generators.Reader); ok {
+		reads = rd.Reads(spec, r.root.Dir())
+	}
+	keyCount(h, len(reads))
+	for _, rd := range reads {
+		p := rd.Path
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(filepath.Dir(file), p)
+		}
+		d := r.digest(p)
+		if d.err != nil {
+			return k, d.err
+		}
+		keyField(h, rd.Field)
+		keyField(h, p)
+		h.Write(d.sum[:])
+	}
+	h.Sum(k[:0])
+	return k, nil
+}
+
+// digest hashes the file or folder at the absolute path p, once per
+// render.
+func (r *reuse) digest(p string) fileDigest {
+	if d, ok := r.files.Load(p); ok {
+		return d.(fileDigest)
+	}
+	h := sha256.New()
+	err := r.hashPath(h, p, 0)
+	d := fileDigest{err: err}
+	h.Sum(d.sum[:0])
+	r.files.Store(p, d)
+	return d
+}
+
+// hashPath writes what p is into h: absent, a file's bytes, or a folder's
+// entries (names, then each entry's content, symlinks inside the root
+// followed as generators follow them).
+func (r *reuse) hashPath(h hash.Hash, p string, depth int) error {
+	if depth > maxHashDepth {
+		return errNoReuse
+	}
+	fi, err := r.root.Stat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		keyField(h, "absent")
+		return nil
+	}
+	if err != nil {
+		return errNoReuse
+	}
+	if !fi.IsDir() {
+		b, err := r.root.ReadFile(p)
+		if err != nil {
+			return errNoReuse
+		}
+		keyField(h, "file")
+		keyField(h, string(b))
+		return nil
+	}
+	entries, err := r.root.ReadDir(p)
+	if err != nil {
+		return errNoReuse
+	}
+	keyField(h, "dir")
+	keyCount(h, len(entries))
+	for _, e := range entries {
+		keyField(h, e.Name())
+		if err := r.hashPath(h, filepath.Join(p, e.Name()), depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keyField writes s with its length: no two sequences of fields hash the
+// same.
+func keyField(h hash.Hash, s string) {
+	keyCount(h, len(s))
+	h.Write([]byte(s))
+}
+
+func keyCount(h hash.Hash, n int) {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(n))
+	h.Write(b[:])
+}
+
+// buildInfo is what the running binary was built from: Go's version, the
+// main module's version and sum, every dependency's (replacements
+// included) and the build settings (-ldflags, which stamp wavesmith's
+// version, VCS revision and whether the tree was modified).
+var buildInfo = sync.OnceValue(func() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "no build info"
+	}
+	return info.String()
+})
+
+// generate runs g on spec, or takes its result from the Memo when the
+// Memo holds one for the same digest (nil r: always runs g).
+func (r *reuse) generate(ctx context.Context, g generators.Generator, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
+	if r == nil {
+		return g.Generate(ctx, spec, opts)
+	}
+	k, err := r.key(g, spec, opts)
+	if err != nil {
+		return g.Generate(ctx, spec, opts)
+	}
+	if res, ok := r.memo.get(k); ok {
+		return res, nil
+	}
+	res, err := g.Generate(ctx, spec, opts)
+	if err == nil {
+		r.memo.put(k, res)
+	}
+	return res, err
+}
