@@ -169,7 +169,7 @@ func (c *children) read(ctx context.Context, entries []inventory.Entry) ([]obser
 		switch {
 		case err == nil:
 			ob.Object = u
-			ob.Health, ob.Message = Health(u)
+			ob.Health, ob.Message = childHealth(e, u)
 		case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
 			ob.Health, ob.Message = NotFound, "not found"
 		default:
