@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -143,6 +144,40 @@ func benchKaotoStatus(b *testing.B, n int) {
 		b.ReportMetric(float64(restartWrites.total.Load()), "restart-status-writes")
 		cancel()
 		<-done
+
+		// A burst: while the controller is down every Deployment loses its
+		// pods; on its start all n statuses are due at once.
+		work = make(chan int)
+		for w := 0; w < 8; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range work {
+					makeUnavailable(t, ns, fmt.Sprintf("k-%05d", i))
+				}
+			}()
+		}
+		for i := 0; i < n; i++ {
+			work <- i
+		}
+		close(work)
+		wg.Wait()
+		var burstWrites writeCounter
+		mgr, err = NewManager(countingConfig(adminConfig, &burstWrites), Options{MetricsAddr: "0", ProbeAddr: "0", Namespaces: []string{ns}, skipNameValidation: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		restarted = time.Now()
+		mctx, cancel = context.WithCancel(ctx)
+		go func() { done <- mgr.Start(mctx) }()
+		waitAll(b, ns, n, PhaseProgressing)
+		b.ReportMetric(time.Since(restarted).Seconds(), "s-burst-restart-to-all-written")
+		b.ReportMetric(float64(burstWrites.total.Load()), "burst-status-writes")
+		if w := burstWrites.total.Load(); w > 0 {
+			b.ReportMetric(float64(burstWrites.nanos.Load())/float64(w)/1e6, "burst-ms-per-write")
+		}
+		cancel()
+		<-done
 	}
 	if t.Failed() {
 		b.Fatal("a helper failed")
@@ -169,5 +204,24 @@ func waitAll(b *testing.B, ns string, n int, phase string) {
 			b.Fatalf("%d of %d in phase %s", count, n, phase)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// makeUnavailable reports a Deployment's pods gone.
+func makeUnavailable(t *testing.T, ns, name string) {
+	t.Helper()
+	d := &appsv1.Deployment{}
+	if err := k8s.Get(context.Background(), client.ObjectKey{Namespace: ns, Name: name}, d); err != nil {
+		t.Fatal(err)
+	}
+	d.Status = appsv1.DeploymentStatus{
+		ObservedGeneration: d.Generation, Replicas: 1, UpdatedReplicas: 1, UnavailableReplicas: 1,
+		Conditions: []appsv1.DeploymentCondition{
+			{Type: appsv1.DeploymentAvailable, Status: corev1.ConditionFalse, Reason: "MinimumReplicasUnavailable"},
+			{Type: appsv1.DeploymentProgressing, Status: corev1.ConditionTrue, Reason: "ReplicaSetUpdated"},
+		},
+	}
+	if err := k8s.Status().Update(context.Background(), d); err != nil {
+		t.Fatal(err)
 	}
 }
