@@ -120,6 +120,15 @@ func TestShards(t *testing.T) {
 		}
 	}
 	wait(StateReady, shard...)
+	// The controller's cache drops managedFields; its status writes keep
+	// the API server's: the creator's entry and its own.
+	managers := map[string]bool{}
+	for _, f := range get(shard[0]).ManagedFields {
+		managers[string(f.Operation)+"/"+f.Subresource] = true
+	}
+	if !managers["Update/"] || !managers["Update/status"] {
+		t.Errorf("managedFields after status writes: %v; want the create's and the status writes'", managers)
+	}
 	for _, name := range main {
 		if c := get(name); c.ResourceVersion != before[name] || c.Status.State != StatePending {
 			t.Errorf("%s, of the stopped main instance, changed: resourceVersion %s -> %s, state %s", name, before[name], c.ResourceVersion, c.Status.State)
