@@ -3,6 +3,7 @@ package status
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -182,5 +183,14 @@ func TestLeaseName(t *testing.T) {
 		if got := LeaseName(s); got != want {
 			t.Errorf("LeaseName(%q) = %q, want %q", sel, got, want)
 		}
+	}
+}
+
+// TestBadWatchLabelSelector: a selector that does not parse is refused,
+// naming it, before anything starts.
+func TestBadWatchLabelSelector(t *testing.T) {
+	_, err := NewManager(adminConfig, Options{MetricsAddr: "0", ProbeAddr: "0", WatchLabelSelector: "a b c", skipNameValidation: true})
+	if err == nil || !strings.Contains(err.Error(), `"a b c"`) {
+		t.Errorf("NewManager: %v; want an error naming the selector", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/labels"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
@@ -39,6 +40,10 @@ func main() {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(os.Args[1:]); err != nil {
+		os.Exit(2)
+	}
+	if _, err := labels.Parse(o.WatchLabelSelector); err != nil {
+		fmt.Fprintf(os.Stderr, "error: --watch-label-selector %q: %v\n", o.WatchLabelSelector, err)
 		os.Exit(2)
 	}
 	o.QPS = float32(qps)
