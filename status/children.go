@@ -7,7 +7,9 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -131,8 +133,16 @@ func (c *children) ensureWatch(gvk schema.GroupVersionKind) error {
 		return nil
 	}
 	for kind, ctrl := range c.controllers {
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(gvk)
+		var obj client.Object
+		if metadataOnly[gvk.GroupKind()] {
+			m := &metav1.PartialObjectMetadata{}
+			m.SetGroupVersionKind(gvk)
+			obj = m
+		} else {
+			u := &unstructured.Unstructured{}
+			u.SetGroupVersionKind(gvk)
+			obj = u
+		}
 		kind := kind
 		h := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
 			if obj.GetObjectKind().GroupVersionKind().Empty() {
@@ -140,7 +150,7 @@ func (c *children) ensureWatch(gvk schema.GroupVersionKind) error {
 			}
 			return c.ownersOf(kind, obj)
 		})
-		if err := ctrl.Watch(source.Kind[client.Object](c.cache, u, h)); err != nil {
+		if err := ctrl.Watch(source.Kind[client.Object](c.cache, obj, h)); err != nil {
 			return fmt.Errorf("watching %s: %w", gvk, err)
 		}
 	}
@@ -163,13 +173,11 @@ func (c *children) read(ctx context.Context, entries []inventory.Entry) ([]obser
 		if err := c.ensureWatch(gvk); err != nil && !meta.IsNoMatchError(err) {
 			return nil, err
 		}
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(gvk)
-		err := c.reader.Get(ctx, types.NamespacedName{Namespace: e.Namespace, Name: e.Name}, u)
+		u, err := c.get(ctx, gvk, types.NamespacedName{Namespace: e.Namespace, Name: e.Name})
 		switch {
 		case err == nil:
 			ob.Object = u
-			ob.Health, ob.Message = Health(u)
+			ob.Health, ob.Message = childHealth(e, u)
 		case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
 			ob.Health, ob.Message = NotFound, "not found"
 		default:
@@ -178,6 +186,29 @@ func (c *children) read(ctx context.Context, entries []inventory.Entry) ([]obser
 		out = append(out, ob)
 	}
 	return out, nil
+}
+
+// get reads a child from the cache: its metadata only for a kind in
+// metadataOnly (as an Unstructured with apiVersion, kind and metadata),
+// else the whole object.
+func (c *children) get(ctx context.Context, gvk schema.GroupVersionKind, key types.NamespacedName) (*unstructured.Unstructured, error) {
+	if !metadataOnly[gvk.GroupKind()] {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		return u, c.reader.Get(ctx, key, u)
+	}
+	m := &metav1.PartialObjectMetadata{}
+	m.SetGroupVersionKind(gvk)
+	if err := c.reader.Get(ctx, key, m); err != nil {
+		return nil, err
+	}
+	meta, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&m.ObjectMeta)
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{"metadata": meta}}
+	u.SetGroupVersionKind(gvk)
+	return u, nil
 }
 
 // isWatched reports whether the kind of an entry is watched.

@@ -5,5 +5,8 @@
 // Argo CD applied), computes their health with kstatus and the
 // wavesmith.io/status-hint annotations, and writes phase or state,
 // conditions (with a kstatus-compatible Ready), observedGeneration and, for
-// Kaoto, the endpoint. It writes only when the status changes.
+// Kaoto, the endpoint. It writes only when the status changes. Its cache
+// keeps only what status reads (trimForStatus, metadata-only watches), and
+// a label selector (Options.WatchLabelSelector, on ShardKey) shards the
+// specs across replicas, each shard with its own Lease (LeaseName).
 package status

@@ -113,6 +113,7 @@ func zapLevel() int8 {
 // and by object (the request path without /status).
 type writeCounter struct {
 	total    atomic.Int64
+	nanos    atomic.Int64 // time spent in status writes, in all
 	mu       sync.Mutex
 	byObject map[string]int
 }
@@ -145,6 +146,8 @@ func countingConfig(cfg *rest.Config, counter *writeCounter) *rest.Config {
 		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			if (r.Method == http.MethodPut || r.Method == http.MethodPatch) && strings.HasSuffix(r.URL.Path, "/status") {
 				counter.add(r.URL.Path)
+				start := time.Now()
+				defer func() { counter.nanos.Add(int64(time.Since(start))) }()
 			}
 			return rt.RoundTrip(r)
 		})

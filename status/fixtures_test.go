@@ -41,9 +41,9 @@ type fixture struct {
 }
 
 // observe builds an observed child from an object, with this package's
-// Health; a nil object is a child not found.
+// health as the controller computes it; a nil object is a child not found.
 func observe(e inventory.Entry, obj *unstructured.Unstructured) observed {
-	h, msg := Health(obj)
+	h, msg := childHealth(e, obj)
 	return observed{Entry: e, Object: obj, Health: h, Message: msg}
 }
 

@@ -137,3 +137,50 @@ func admittedHost(route *unstructured.Unstructured) (host, rejected string) {
 	}
 	return "", rejected
 }
+
+// childHealth is the health of the object observed for an inventory entry:
+// Health, except for a Job the inventory lists as a hook (hook=), which is
+// waited for until it finishes, as Helm waits for its hooks: kstatus reads
+// any started Job as Current, which would make a Component Ready while its
+// post-install hook still runs. A plain Job keeps kstatus's reading, as
+// Flux has it.
+func childHealth(e inventory.Entry, u *unstructured.Unstructured) (string, string) {
+	st, msg := Health(u)
+	if u == nil || e.Hook == "" || e.Group != "batch" || e.Kind != "Job" || st == Unknown || u.GetDeletionTimestamp() != nil {
+		return st, msg
+	}
+	return hookJobHealth(u)
+}
+
+// hookJobHealth reads a Job as the job controller writes it: Current once
+// its Complete condition is True, Failed once its Failed condition is
+// True, InProgress before (not started yet, or running).
+func hookJobHealth(u *unstructured.Unstructured) (string, string) {
+	switch {
+	case condition(u, "Complete") == "True":
+		return Current, "hook Job complete"
+	case condition(u, "Failed") == "True":
+		reason, msg := conditionText(u, "Failed")
+		return Failed, strings.TrimSuffix("hook Job failed: "+reason+": "+msg, ": ")
+	}
+	if start, _, _ := unstructured.NestedString(u.Object, "status", "startTime"); start == "" {
+		return InProgress, "hook Job not started yet"
+	}
+	active, _, _ := unstructured.NestedInt64(u.Object, "status", "active")
+	succeeded, _, _ := unstructured.NestedInt64(u.Object, "status", "succeeded")
+	failed, _, _ := unstructured.NestedInt64(u.Object, "status", "failed")
+	return InProgress, fmt.Sprintf("hook Job running: active %d, succeeded %d, failed %d", active, succeeded, failed)
+}
+
+// conditionText returns the reason and message of a condition.
+func conditionText(u *unstructured.Unstructured, typ string) (string, string) {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	for _, c := range conds {
+		if m, ok := c.(map[string]any); ok && m["type"] == typ {
+			r, _ := m["reason"].(string)
+			msg, _ := m["message"].(string)
+			return r, msg
+		}
+	}
+	return "", ""
+}

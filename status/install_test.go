@@ -1,6 +1,7 @@
 package status
 
 import (
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
+	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
@@ -165,4 +167,66 @@ func objectsOf(t *testing.T, name, stream string) map[string]any {
 		m[o.Key().String()] = manifest.DeepCopyValue(o.Map)
 	}
 	return m
+}
+
+// TestShardedInstall renders kustomize/status-controller-sharded, the
+// install example of docs/status-controller.md: the base's objects, plus a
+// second Deployment; each Deployment has one --watch-label-selector, the
+// main instance's and shard1's, and their selectors name distinct Leases
+// and distinct pods.
+func TestShardedInstall(t *testing.T) {
+	build := func(dir string) map[string]any {
+		k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
+		rm, err := k.Run(filesys.MakeFsOnDisk(), filepath.Join("..", "kustomize", dir))
+		if err != nil {
+			t.Fatalf("kustomize %s: %v", dir, err)
+		}
+		y, err := rm.AsYaml()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return objectsOf(t, dir, string(y))
+	}
+	base, sharded := build("status-controller"), build("status-controller-sharded")
+	type deployment struct{ Selector, Lease, Pods string }
+	got := map[string]deployment{}
+	for key, o := range sharded {
+		m := o.(map[string]any)
+		if m["kind"] != "Deployment" {
+			if diff := cmp.Diff(base[key], o); diff != "" {
+				t.Errorf("%s differs from the base's: %s", key, diff)
+			}
+			continue
+		}
+		var d deployment
+		containers, _ := dig(m, "spec", "template", "spec", "containers").([]any)
+		for _, a := range dig(containers[0].(map[string]any), "args").([]any) {
+			if v, ok := strings.CutPrefix(a.(string), "--watch-label-selector="); ok {
+				if d.Selector != "" {
+					t.Errorf("%s: --watch-label-selector given twice", key)
+				}
+				d.Selector = v
+			}
+		}
+		sel, err := labels.Parse(d.Selector)
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		d.Lease = LeaseName(sel)
+		d.Pods = fmt.Sprint(dig(m, "spec", "selector", "matchLabels", "app.kubernetes.io/name"))
+		if tl := fmt.Sprint(dig(m, "spec", "template", "metadata", "labels", "app.kubernetes.io/name")); tl != d.Pods {
+			t.Errorf("%s: template label %s, selector %s", key, tl, d.Pods)
+		}
+		got[fmt.Sprint(dig(m, "metadata", "name"))] = d
+	}
+	want := map[string]deployment{
+		"wavesmith-status":        {"!" + ShardKey, DefaultLeaderElectionID, "wavesmith-status"},
+		"wavesmith-status-shard1": {ShardKey + "=shard1", "wavesmith-status-shard1.wavesmith.io", "wavesmith-status-shard1"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Deployments -want +got:\n%s", diff)
+	}
+	if len(sharded) != len(base)+1 {
+		t.Errorf("%d objects, want the base's %d and one Deployment", len(sharded), len(base))
+	}
 }

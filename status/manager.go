@@ -1,10 +1,14 @@
 package status
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/selection"
+	"k8s.io/apimachinery/pkg/util/validation"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -21,10 +25,17 @@ import (
 type Options struct {
 	// Namespaces to watch; all when empty.
 	Namespaces []string
+	// WatchLabelSelector, when set, is a label selector: the controller
+	// sees and writes only the Kaoto and Component resources it selects
+	// (a shard, e.g. "sharding.wavesmith.io/key=shard1"; the main instance
+	// "!sharding.wavesmith.io/key"). Children are read whatever their
+	// labels.
+	WatchLabelSelector string
 	// MetricsAddr and ProbeAddr are bind addresses ("0" disables).
 	MetricsAddr, ProbeAddr string
 	// LeaderElection makes one replica of several do the work (a Lease
-	// named LeaderElectionID in LeaderElectionNamespace).
+	// named LeaderElectionID in LeaderElectionNamespace; when empty,
+	// LeaseName(WatchLabelSelector), so that each shard has its own).
 	LeaderElection          bool
 	LeaderElectionID        string
 	LeaderElectionNamespace string
@@ -32,8 +43,8 @@ type Options struct {
 	// (zero keeps controller-runtime's defaults).
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// Workers is the number of specs of each kind reconciled at once
-	// (default 4). QPS and Burst limit the controller's API requests
-	// (defaults 50 and 100).
+	// (zero: DefaultWorkers). QPS and Burst limit the controller's API requests
+	// (zero: DefaultQPS and DefaultBurst).
 	Workers int
 	QPS     float32
 	Burst   int
@@ -47,8 +58,54 @@ type Options struct {
 	noChildWatches bool
 }
 
-// DefaultLeaderElectionID names the Lease.
+// DefaultQPS and DefaultBurst limit the controller's API requests when
+// Options leave them zero. Nearly all of them are status writes, one per
+// spec and change (reads come from the cache): a burst of 1000 lets 1000
+// specs whose children became ready at once be written without waiting,
+// and 500 per second sustains a larger fleet, what Flux advises for its
+// controllers at scale; the API server's priority and fairness queues
+// them behind the cluster's own controllers. See docs/status-controller.md.
+const (
+	DefaultQPS   = 500
+	DefaultBurst = 1000
+	// DefaultWorkers is the number of specs of each kind reconciled at
+	// once: a reconcile mostly waits for its status write, so 500 writes
+	// per second at 20 ms each need 10 at a time.
+	DefaultWorkers = 16
+)
+
+// DefaultLeaderElectionID names the Lease of the unsharded controller and
+// of the main instance.
 const DefaultLeaderElectionID = "wavesmith-status.wavesmith.io"
+
+// ShardKey is the label that assigns a Kaoto or Component to a shard, as
+// sharding.fluxcd.io/key does for Flux's controllers.
+const ShardKey = "sharding.wavesmith.io/key"
+
+// LeaseName names the Lease of the replicas that watch the specs sel
+// selects: DefaultLeaderElectionID without a selector or for the main
+// instance (!sharding.wavesmith.io/key), so that sharding an installed
+// controller keeps its Lease; wavesmith-status-<shard>.wavesmith.io for
+// sharding.wavesmith.io/key=<shard>; else wavesmith-status-<hash of the
+// selector>.wavesmith.io.
+func LeaseName(sel labels.Selector) string {
+	if sel == nil || sel.Empty() {
+		return DefaultLeaderElectionID
+	}
+	if reqs, _ := sel.Requirements(); len(reqs) == 1 && reqs[0].Key() == ShardKey {
+		r := reqs[0]
+		switch op := r.Operator(); {
+		case op == selection.DoesNotExist:
+			return DefaultLeaderElectionID
+		case (op == selection.Equals || op == selection.DoubleEquals || op == selection.In) && r.Values().Len() == 1:
+			if v := r.Values().List()[0]; len(validation.IsDNS1123Label(v)) == 0 && len(v) <= 40 {
+				return "wavesmith-status-" + v + ".wavesmith.io"
+			}
+		}
+	}
+	sum := sha256.Sum256([]byte(sel.String()))
+	return fmt.Sprintf("wavesmith-status-%x.wavesmith.io", sum[:6])
+}
 
 // Scheme returns a scheme with the built-in types, Kaoto and Component.
 func Scheme() *runtime.Scheme {
@@ -64,18 +121,29 @@ func Scheme() *runtime.Scheme {
 // NewManager returns a manager running the Kaoto and Component status
 // reconcilers, with health and readiness probes.
 func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
+	var specs labels.Selector
+	if o.WatchLabelSelector != "" {
+		sel, err := labels.Parse(o.WatchLabelSelector)
+		if err != nil {
+			return nil, fmt.Errorf("watch label selector %q: %w", o.WatchLabelSelector, err)
+		}
+		specs = sel
+	}
 	if o.LeaderElectionID == "" {
-		o.LeaderElectionID = DefaultLeaderElectionID
+		o.LeaderElectionID = LeaseName(specs)
 	}
 	if o.Workers <= 0 {
-		o.Workers = 4
+		o.Workers = DefaultWorkers
 	}
+	// The controller's own rate limits, whatever the configuration it was
+	// given carries (envtest's, for one, allows 1000 requests per second).
 	cfg = rest.CopyConfig(cfg)
-	if cfg.QPS == 0 || o.QPS > 0 {
-		cfg.QPS, cfg.Burst = 50, 100
-		if o.QPS > 0 {
-			cfg.QPS, cfg.Burst = o.QPS, o.Burst
-		}
+	cfg.QPS, cfg.Burst = DefaultQPS, DefaultBurst
+	if o.QPS > 0 {
+		cfg.QPS = o.QPS
+	}
+	if o.Burst > 0 {
+		cfg.Burst = o.Burst
 	}
 	mo := ctrl.Options{
 		Scheme:                  Scheme(),
@@ -91,6 +159,8 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		// Children are read as unstructured objects from the cache: an
 		// informer starts for a kind on its first read.
 		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}},
+		// The cache holds only what status needs (see trimForStatus).
+		Cache: cache.Options{DefaultTransform: trimForStatus},
 	}
 	if o.skipNameValidation {
 		skip := true
@@ -103,6 +173,13 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		mo.Cache.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range o.Namespaces {
 			mo.Cache.DefaultNamespaces[ns] = cache.Config{}
+		}
+	}
+	if specs != nil {
+		// Only the specs of this shard are cached, hence reconciled.
+		mo.Cache.ByObject = map[client.Object]cache.ByObject{
+			&designerv1alpha1.Kaoto{}: {Label: specs},
+			&v1alpha1.Component{}:     {Label: specs},
 		}
 	}
 	mgr, err := ctrl.NewManager(cfg, mo)

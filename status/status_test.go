@@ -334,8 +334,8 @@ func TestComponentStatus(t *testing.T) {
 
 // TestComponentHooks: a hook or an object with a purge order that is not
 // there counts as done (Absent) once every other child is Current; while
-// another child is not, it is missing like any child; a present one counts
-// as any child.
+// another child is not, it is missing like any child. A present hook
+// Job's own health: TestComponentHookJob.
 func TestComponentHooks(t *testing.T) {
 	now := metav1.Now()
 	c := &v1alpha1.Component{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
@@ -370,15 +370,8 @@ func TestComponentHooks(t *testing.T) {
 		"OtherMissing": {"another child missing: both missing",
 			[]observed{{Entry: cm, Health: NotFound}, {Entry: post, Health: NotFound}},
 			row{StatePending, map[string]string{"settings": NotFound, "smoke": NotFound}, "ConfigMap n/settings: notfound; Job n/smoke: notfound"}},
-		"HookRunning": {"a present hook counts: a running Job is in progress",
-			[]observed{{Entry: cm, Health: Current}, {Entry: post, Health: InProgress}},
-			row{StateProcessing, map[string]string{"settings": Current, "smoke": InProgress}, "Job n/smoke: inprogress"}},
-		"HookFailed": {"a present hook counts: a failed Job fails the Component",
-			[]observed{{Entry: cm, Health: Current}, {Entry: pre, Health: Failed}},
-			row{StateError, map[string]string{"settings": Current, "migrate": Failed}, "Job n/migrate: failed"}},
-		"HookDone": {"a present, complete hook is Current",
-			[]observed{{Entry: cm, Health: Current}, {Entry: pre, Health: Current}},
-			row{StateReady, map[string]string{"settings": Current, "migrate": Current}, "all 2 objects are ready"}},
+		// A present hook's health is computed from the Job objects the job
+		// controller writes: TestComponentHookJob, on the API server.
 		"NoAttributes": {"control: the same Job without hook or purge order is missing",
 			[]observed{{Entry: cm, Health: Current}, {Entry: plainJob, Health: NotFound}},
 			row{StatePending, map[string]string{"settings": Current, "migrate": NotFound}, "Job n/migrate: notfound"}},

@@ -116,7 +116,7 @@ func TestHealthFixtures(t *testing.T) {
 		"component-processing.yaml":     {Status: health.HealthStatusProgressing, Message: "Deployment shop/web: inprogress; Job shop/migrate: inprogress; Job shop/smoke: notfound"},
 		"component-ready.yaml":          {Status: health.HealthStatusHealthy, Message: "all 5 objects are ready"},
 		"component-hook-absent.yaml":    {Status: health.HealthStatusHealthy, Message: "all 3 objects are ready; absent, as hooks or objects with a purge order may be: Job shop/migrate, Job shop/smoke"},
-		"component-error-stalled.yaml":  {Status: health.HealthStatusDegraded, Message: "Job shop/smoke: failed: Job Failed. failed: 3/1"},
+		"component-error-stalled.yaml":  {Status: health.HealthStatusDegraded, Message: "Job shop/smoke: failed: hook Job failed: BackoffLimitExceeded: Job has reached the specified backoff limit"},
 		"component-old-generation.yaml": {Status: health.HealthStatusProgressing, Message: "waiting for wavesmith-status to observe generation 2"},
 	}
 	entries, err := os.ReadDir(fixtureDir)

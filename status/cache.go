@@ -1,0 +1,58 @@
+package status
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// lastApplied is the annotation kubectl apply (client-side) keeps: a copy
+// of the whole object, never read here.
+const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+
+// templated are the workload kinds whose health kstatus computes without
+// their pod template (spec.replicas, spec.updateStrategy, spec.completions
+// and status): the cache drops spec.template, the bulk of their body.
+var templated = map[schema.GroupKind]bool{
+	{Group: "apps", Kind: "Deployment"}:  true,
+	{Group: "apps", Kind: "StatefulSet"}: true,
+	{Group: "apps", Kind: "DaemonSet"}:   true,
+	{Group: "apps", Kind: "ReplicaSet"}:  true,
+	{Group: "batch", Kind: "Job"}:        true,
+}
+
+// metadataOnly are the child kinds whose health is read from their
+// metadata alone (they have no status: kstatus reads them Current unless
+// being deleted): they are watched and cached as metadata, their bodies
+// (a ConfigMap's data, a Role's rules) never held.
+var metadataOnly = map[schema.GroupKind]bool{
+	{Group: "", Kind: "ConfigMap"}:                                   true,
+	{Group: "", Kind: "ServiceAccount"}:                              true,
+	{Group: "rbac.authorization.k8s.io", Kind: "Role"}:               true,
+	{Group: "rbac.authorization.k8s.io", Kind: "RoleBinding"}:        true,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"}:        true,
+	{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"}: true,
+}
+
+// trimForStatus is the cache's transform: it keeps of every object only
+// what status needs. managedFields and the last-applied annotation go
+// (about half the heap of a cache of rendered objects), and so does the
+// pod template of a workload (see templated). Status writes are not
+// affected: the API server keeps an object's managedFields when an update
+// carries none, and a status update changes only the status.
+func trimForStatus(obj any) (any, error) {
+	if o, ok := obj.(metav1.Object); ok {
+		o.SetManagedFields(nil)
+		if a := o.GetAnnotations(); a != nil {
+			if _, ok := a[lastApplied]; ok {
+				// An Unstructured returns a copy of its annotations.
+				delete(a, lastApplied)
+				o.SetAnnotations(a)
+			}
+		}
+	}
+	if u, ok := obj.(*unstructured.Unstructured); ok && templated[u.GroupVersionKind().GroupKind()] {
+		unstructured.RemoveNestedField(u.Object, "spec", "template")
+	}
+	return obj, nil
+}

@@ -1,0 +1,62 @@
+package status
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	designerv1alpha1 "github.com/wavesmith/wavesmith/api/designer/v1alpha1"
+)
+
+// TestTrimForStatus: the cache's transform drops managedFields, the
+// last-applied annotation and a workload's pod template, and keeps what
+// status reads (other annotations, a Service's spec, a Deployment's
+// replicas and status), on unstructured children and typed specs alike.
+func TestTrimForStatus(t *testing.T) {
+	managed := []any{map[string]any{"manager": "kubectl", "operation": "Apply", "fieldsType": "FieldsV1", "fieldsV1": map[string]any{"f:spec": map[string]any{}}}}
+	meta := func() map[string]any {
+		return map[string]any{"name": "a", "namespace": "n", "managedFields": managed,
+			"annotations": map[string]any{lastApplied: `{"big":"copy"}`, "wavesmith.io/status-hint": "has-ready-condition"}}
+	}
+	trimmedMeta := map[string]any{"name": "a", "namespace": "n", "annotations": map[string]any{"wavesmith.io/status-hint": "has-ready-condition"}}
+	cases := map[string]struct {
+		in, want map[string]any
+	}{
+		"Deployment": {
+			map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(),
+				"spec":   map[string]any{"replicas": int64(2), "template": map[string]any{"spec": map[string]any{"containers": []any{}}}},
+				"status": map[string]any{"readyReplicas": int64(2)}},
+			map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": trimmedMeta,
+				"spec": map[string]any{"replicas": int64(2)}, "status": map[string]any{"readyReplicas": int64(2)}}},
+		"Service keeps its spec": {
+			map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": meta(), "spec": map[string]any{"ports": []any{map[string]any{"port": int64(80)}}}},
+			map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": trimmedMeta, "spec": map[string]any{"ports": []any{map[string]any{"port": int64(80)}}}}},
+		"control: a custom kind's template stays": {
+			map[string]any{"apiVersion": "example.com/v1", "kind": "Deployment", "metadata": map[string]any{"name": "a"}, "spec": map[string]any{"template": "kept"}},
+			map[string]any{"apiVersion": "example.com/v1", "kind": "Deployment", "metadata": map[string]any{"name": "a"}, "spec": map[string]any{"template": "kept"}}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := trimForStatus(&unstructured.Unstructured{Object: tc.in})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got.(*unstructured.Unstructured).Object); diff != "" {
+				t.Errorf("-want +got:\n%s", diff)
+			}
+		})
+	}
+	t.Run("typed Kaoto", func(t *testing.T) {
+		k := &designerv1alpha1.Kaoto{ObjectMeta: metav1.ObjectMeta{Name: "a",
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}},
+			Annotations:   map[string]string{lastApplied: "{}", "wavesmith.io/inventory": "v1/Service/n/a"}}}
+		if _, err := trimForStatus(k); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(metav1.ObjectMeta{Name: "a", Annotations: map[string]string{"wavesmith.io/inventory": "v1/Service/n/a"}}, k.ObjectMeta); diff != "" {
+			t.Errorf("-want +got:\n%s", diff)
+		}
+	})
+}
