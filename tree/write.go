@@ -342,6 +342,11 @@ func writeFiles(ctx context.Context, dir string, files map[string][]byte) error 
 			return err
 		}
 	}
+	writeFolder, closeWriter, err := folderWriter(root, dir)
+	if err != nil {
+		return err
+	}
+	defer closeWriter()
 	dirs := make([]string, 0, len(byDir))
 	for d := range byDir {
 		dirs = append(dirs, d)
@@ -360,7 +365,7 @@ func writeFiles(ctx context.Context, dir string, files map[string][]byte) error 
 				if i >= len(dirs) || failed.Load() || ctx.Err() != nil {
 					return
 				}
-				if errs[i] = writeFolder(root, dirs[i], byDir[dirs[i]], files); errs[i] != nil {
+				if errs[i] = writeFolder(dirs[i], byDir[dirs[i]], files); errs[i] != nil {
 					failed.Store(true)
 				}
 			}
@@ -370,8 +375,10 @@ func writeFiles(ctx context.Context, dir string, files map[string][]byte) error 
 	return errors.Join(errs...)
 }
 
-// writeFolder writes the files names of the folder d ("" for the top).
-func writeFolder(root *os.Root, d string, names []string, files map[string][]byte) error {
+// writeFolderRoot writes the files names of the folder d ("" for the
+// top) through os.Root, where no faster writer is written
+// (fastio_linux.go).
+func writeFolderRoot(root *os.Root, d string, names []string, files map[string][]byte) error {
 	r := root
 	if d != "" {
 		sub, err := root.OpenRoot(filepath.FromSlash(d))
