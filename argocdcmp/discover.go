@@ -9,9 +9,9 @@ import (
 
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // Discover lists the files that make dir wavesmith's: the project file
@@ -19,12 +19,12 @@ import (
 // holds an object of a spec kind of reg, even one that does not parse (so
 // that the render reports the mistake rather than another tool taking the
 // folder). A folder in a tree wavesmith rendered (it, or a folder above it
-// up to root, holds tree.RecordFile) is never wavesmith's input: Discover
+// up to root, holds outtree.RecordFile) is never wavesmith's input: Discover
 // returns nothing for it. Like render, it walks each folder once, at most
 // load.MaxFolderDepth deep, and reads at most load.MaxRenderInputSize
 // bytes (load.ErrTooDeep, load.ErrInputsTooLarge).
 func Discover(dir, root string, reg generators.Registry) ([]string, error) {
-	r, err := tree.OpenRoot(root)
+	r, err := fsroot.OpenRoot(root)
 	if err != nil {
 		return nil, fmt.Errorf("discovering specs in %s: %w", dir, err)
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/internal/load"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // TestDiscoverDepth: discovery walks folders as render does, each opened
@@ -53,12 +53,12 @@ func TestDiscoverTotal(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; i <= load.MaxRenderInputSize/tree.MaxFileSize; i++ {
+	for i := 0; i <= load.MaxRenderInputSize/fsroot.MaxFileSize; i++ {
 		f, err := os.Create(filepath.Join(root, fmt.Sprintf("f%02d.yaml", i)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := f.Truncate(tree.MaxFileSize); err != nil {
+		if err := f.Truncate(fsroot.MaxFileSize); err != nil {
 			t.Fatal(err)
 		}
 		f.Close()

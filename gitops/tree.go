@@ -3,13 +3,13 @@ package gitops
 import (
 	"bytes"
 
-	"github.com/wavesmith/wavesmith/tree"
+	"github.com/wavesmith/wavesmith/internal/outtree"
 )
 
 // TreeHeader starts every kustomization.yaml of a tree and every delivery
-// file; tree.Write refuses to replace a non-empty folder whose
+// file; outtree.Write refuses to replace a non-empty folder whose
 // kustomization.yaml lacks it.
-const TreeHeader = tree.Header
+const TreeHeader = outtree.Header
 
 // KustomizationFile is a tree's kustomization.yaml listing resources.
 func KustomizationFile(resources []string) []byte {

@@ -11,7 +11,7 @@
 // compared (metadata.managedFields, resourceVersion, generation, uid,
 // creationTimestamp, status and the kubectl.kubernetes.io/last-applied-configuration
 // annotation), are encoded as YAML with sorted keys, and compared with
-// tree.UnifiedDiff, the diff check prints. Secret data and stringData values
+// textdiff.UnifiedDiff, the diff check prints. Secret data and stringData values
 // never appear: both sides show "(sensitive)", and a changed value
 // "(sensitive, changed)" on the applied side.
 //

@@ -28,8 +28,8 @@ import (
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/gitops/argocd"
 	"github.com/wavesmith/wavesmith/gitops/flux"
+	"github.com/wavesmith/wavesmith/internal/textdiff"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // FieldManager is the default server-side apply field manager of the dry
@@ -741,7 +741,7 @@ func change(key manifest.Key, action Action, unchecked string, before, after map
 			to = key.String() + " (new; not checked by the API server: " + unchecked + ")"
 		}
 	}
-	diff := tree.UnifiedDiff(from, to, a, string(b))
+	diff := textdiff.UnifiedDiff(from, to, a, string(b))
 	if diff == "" {
 		return nil, nil
 	}
@@ -1081,7 +1081,7 @@ func (d *differ) prunes(ctx context.Context, rendered []*unstructured.Unstructur
 			errs = append(errs, fmt.Errorf("%s: encoding the live object: %w", key, err))
 			continue
 		}
-		diff := tree.UnifiedDiff(key.String()+" (live; "+l.by+", no longer rendered)", "/dev/null", string(b), "")
+		diff := textdiff.UnifiedDiff(key.String()+" (live; "+l.by+", no longer rendered)", "/dev/null", string(b), "")
 		out = append(out, Change{Key: key, Action: Prune, Diff: diff, Reason: l.by})
 	}
 	return out, errs

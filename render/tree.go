@@ -9,14 +9,14 @@ import (
 	"strings"
 
 	"github.com/wavesmith/wavesmith/gitops"
+	"github.com/wavesmith/wavesmith/internal/outtree"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
-// TreeHeader starts every kustomization.yaml of a tree (tree.Header);
-// tree.Write refuses to replace a non-empty folder whose
+// TreeHeader starts every kustomization.yaml of a tree (outtree.Header);
+// outtree.Write refuses to replace a non-empty folder whose
 // kustomization.yaml lacks it.
-const TreeHeader = tree.Header
+const TreeHeader = outtree.Header
 
 // PassThroughDir holds the objects that no spec generated. Namespaces are
 // DNS labels and cannot start with "_", so it never clashes with one.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wavesmith/wavesmith/internal/outtree"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // result builds a Result of pass-through objects and one spec with
@@ -103,7 +103,7 @@ func TestPaths(t *testing.T) {
 				t.Fatalf("%s: not deterministic:\n%s", tc.reason, diff)
 			}
 			for _, p := range got {
-				if err := tree.CheckPath(p); err != nil {
+				if err := outtree.CheckPath(p); err != nil {
 					t.Errorf("%s: %v", tc.reason, err)
 				}
 			}
@@ -112,7 +112,7 @@ func TestPaths(t *testing.T) {
 			}
 			// Written, the tree stays in its folder.
 			parent := t.TempDir()
-			if err := tree.Write(filepath.Join(parent, "out"), r.Tree()); err != nil {
+			if err := outtree.Write(filepath.Join(parent, "out"), r.Tree()); err != nil {
 				t.Fatal(err)
 			}
 			es, _ := os.ReadDir(parent)

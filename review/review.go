@@ -7,9 +7,10 @@ import (
 	"sort"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
+	"github.com/wavesmith/wavesmith/internal/outtree"
+	"github.com/wavesmith/wavesmith/internal/textdiff"
 	"github.com/wavesmith/wavesmith/livediff"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // Change says what happened to an object between the two revisions.
@@ -134,7 +135,7 @@ func Compare(base, head Revision) (*Report, error) {
 		if hm == nil {
 			nameB = "/dev/null"
 		}
-		e.Diff = tree.UnifiedDiff(nameA, nameB, bt, ht)
+		e.Diff = textdiff.UnifiedDiff(nameA, nameB, bt, ht)
 		if len(e.Lifecycle) > 0 {
 			first = append(first, e)
 		} else {
@@ -202,13 +203,13 @@ func encode(m map[string]any) string {
 // them and the tree's record. Flux Kustomizations and Argo CD
 // Applications of the tree are objects too: a review shows their changes.
 func TreeObjects(dir string) ([]*manifest.Object, error) {
-	files, err := tree.Read(dir)
+	files, err := outtree.Read(dir)
 	if err != nil {
 		return nil, err
 	}
 	names := make([]string, 0, len(files))
 	for name := range files {
-		if base := path.Base(name); base == "kustomization.yaml" || base == tree.RecordFile {
+		if base := path.Base(name); base == "kustomization.yaml" || base == outtree.RecordFile {
 			continue
 		}
 		names = append(names, name)

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"syscall"
 
-	"github.com/wavesmith/wavesmith/tree"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 )
 
 // CopyWorkTree copies the work tree's files git would commit (tracked,
@@ -17,7 +17,7 @@ import (
 // of a review renders in a folder of its own, as a revision does, and
 // nothing is ever written into the work tree. Reads go through the
 // repository's root: symlinks are copied as symlinks, never followed;
-// special files are left out; a file over tree.MaxFileSize is copied as
+// special files are left out; a file over fsroot.MaxFileSize is copied as
 // a sparse file of the same size (a render refuses it by its size before
 // reading it, as it would in the work tree). The total is bounded by
 // MaxRevisionBytes and MaxRevisionEntries.
@@ -86,7 +86,7 @@ func copyFile(src, to *os.Root, name string, fi os.FileInfo, total *int64) error
 		return err
 	}
 	defer w.Close()
-	if fi.Size() > tree.MaxFileSize {
+	if fi.Size() > fsroot.MaxFileSize {
 		return w.Truncate(fi.Size())
 	}
 	*total += fi.Size()
@@ -98,7 +98,7 @@ func copyFile(src, to *os.Root, name string, fi os.FileInfo, total *int64) error
 		return err
 	}
 	defer f.Close()
-	if _, err := io.Copy(w, io.LimitReader(f, tree.MaxFileSize)); err != nil {
+	if _, err := io.Copy(w, io.LimitReader(f, fsroot.MaxFileSize)); err != nil {
 		return err
 	}
 	return w.Close()

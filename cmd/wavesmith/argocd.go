@@ -10,7 +10,7 @@ import (
 	"github.com/wavesmith/wavesmith/argocdcmp"
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/generators/builtin"
-	"github.com/wavesmith/wavesmith/tree"
+	"github.com/wavesmith/wavesmith/internal/outtree"
 )
 
 func newDiscoverCommand() *cobra.Command {
@@ -24,7 +24,7 @@ wavesmith's: a ` + config.ProjectFile + ` project file in it, and every *.yaml,
 (Kaoto, Component), even one that does not parse, so that the render
 reports the mistake rather than another tool taking the folder. It prints
 nothing for a folder without specs, and for a tree wavesmith rendered (it,
-or a folder above it, holds ` + tree.RecordFile + `): rendered output is never
+or a folder above it, holds ` + outtree.RecordFile + `): rendered output is never
 input again.
 
 It is the discover.find.command of the Argo CD plugin (kustomize/argocd):

@@ -21,10 +21,11 @@ import (
 	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/gitops"
 	"github.com/wavesmith/wavesmith/gitops/engines"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/internal/load"
+	"github.com/wavesmith/wavesmith/internal/outtree"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // flagName is the flag of a configuration field (its JSON path in a
@@ -147,7 +148,7 @@ func flagLayer(c *cobra.Command) config.Layer {
 // setup is what a rendering command works from: the root, the merged
 // configuration, the engine options and the inputs.
 type setup struct {
-	root    *tree.Root // every file is read through it
+	root    *fsroot.Root // every file is read through it
 	merged  *config.Merged
 	opts    render.Options
 	timeout time.Duration
@@ -204,7 +205,7 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 		return nil, usage(err)
 	}
 	s = &setup{}
-	if s.root, err = tree.OpenRoot(rootDir); err != nil {
+	if s.root, err = fsroot.OpenRoot(rootDir); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -275,19 +276,19 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 		recRoot := s.root
 		if _, err := s.root.Rel(*check); err == nil {
 			fi, err := s.root.Stat(*check)
-			if errors.Is(err, tree.ErrOutsideRoot) {
+			if errors.Is(err, fsroot.ErrOutsideRoot) {
 				return nil, err
 			}
 			if err != nil || !fi.IsDir() {
 				return nil, noTree
 			}
 		} else {
-			if recRoot, err = tree.OpenRoot(*check); err != nil {
+			if recRoot, err = fsroot.OpenRoot(*check); err != nil {
 				return nil, noTree
 			}
 			defer recRoot.Close()
 		}
-		rec := filepath.Join(*check, tree.RecordFile)
+		rec := filepath.Join(*check, outtree.RecordFile)
 		if _, err := recRoot.Lstat(rec); err == nil || !errors.Is(err, fs.ErrNotExist) {
 			l, err := config.ReadFile(recRoot, rec)
 			if err != nil {

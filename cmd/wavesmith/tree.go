@@ -12,8 +12,8 @@ import (
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/internal/load"
+	"github.com/wavesmith/wavesmith/internal/outtree"
 	"github.com/wavesmith/wavesmith/render"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // treeFlags choose what a GitOps tree holds besides the objects: the Flux
@@ -51,7 +51,7 @@ func (f *treeFlags) check(c *cobra.Command, s *setup) error {
 }
 
 // files is the tree of res to write at dir: the objects, the record of how
-// it was rendered (tree.RecordFile), and the delivery files of the engines
+// it was rendered (outtree.RecordFile), and the delivery files of the engines
 // the configuration asks for; the tree there now decides the Flux
 // handoffs.
 func files(c *cobra.Command, s *setup, res *render.Result, dir string) (map[string][]byte, error) {
@@ -66,7 +66,7 @@ func files(c *cobra.Command, s *setup, res *render.Result, dir string) (map[stri
 			spec.TreePath = p
 		}
 		var previous fs.FS
-		prev, err := tree.OpenFS(dir)
+		prev, err := outtree.OpenFS(dir)
 		switch {
 		case err == nil:
 			defer prev.Close()
@@ -86,7 +86,7 @@ func files(c *cobra.Command, s *setup, res *render.Result, dir string) (map[stri
 	if err != nil {
 		return nil, err
 	}
-	files[tree.RecordFile] = rec
+	files[outtree.RecordFile] = rec
 	return files, nil
 }
 
@@ -120,7 +120,7 @@ func record(s *setup, dir string) ([]byte, error) {
 	head := "# How this tree was rendered (wavesmith render writes it; do not edit).\n" +
 		"# It marks the folder as rendered output: never an input, never discovered.\n" +
 		"# Check it:      wavesmith check -o <this folder>\n" +
-		"# Re-render it:  wavesmith render --config <this folder>/" + tree.RecordFile + "\n"
+		"# Re-render it:  wavesmith render --config <this folder>/" + outtree.RecordFile + "\n"
 	return append([]byte(head), config.Encode(spec, "tree")...), nil
 }
 

@@ -16,15 +16,15 @@ import (
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // Sentinel errors, checked with errors.Is.
 var (
 	// ErrOutsideRoot: a source or values path leaves the repository root,
 	// lexically or through a symlink (the same error as tree's).
-	ErrOutsideRoot = tree.ErrOutsideRoot
+	ErrOutsideRoot = fsroot.ErrOutsideRoot
 	// ErrSourceCoversSpec: a source folder or values file covers a file
 	// holding a spec: the Component's own, or another's.
 	ErrSourceCoversSpec = generators.ErrSourceCoversSpec
@@ -192,7 +192,7 @@ func Placement(c *v1alpha1.Component) (namespace, name string) {
 // ResolvePath resolves rel against the folder of the spec's file and
 // refuses a result outside root, also through symlinks (ErrOutsideRoot),
 // one that is neither a folder nor a regular file of at most
-// tree.MaxFileSize bytes (tree.ErrNotRegular, tree.ErrTooLarge), and one
+// fsroot.MaxFileSize bytes (fsroot.ErrNotRegular, fsroot.ErrTooLarge), and one
 // that covers the spec's own file (ErrSourceCoversSpec). field names the
 // spec field in errors. A folder's content is checked by CheckTree.
 func ResolvePath(spec *manifest.Object, field, rel, root string) (string, error) {
@@ -204,7 +204,7 @@ func ResolvePath(spec *manifest.Object, field, rel, root string) (string, error)
 		base = filepath.Dir(f)
 	}
 	p := filepath.Join(base, rel)
-	r, err := tree.OpenRoot(root)
+	r, err := fsroot.OpenRoot(root)
 	if err != nil {
 		return "", spec.FieldError(field, err)
 	}
@@ -244,12 +244,12 @@ func mustAbs(p string) string {
 
 // CheckTree walks the source folder dir (a chart or a kustomization, as
 // ResolvePath returned it) before a loader reads it: every entry must be
-// a folder or a regular file of at most tree.MaxFileSize bytes inside
-// root, symlinks included (ErrOutsideRoot, tree.ErrNotRegular,
-// tree.ErrTooLarge), and no folder may lead back to one being walked. The
+// a folder or a regular file of at most fsroot.MaxFileSize bytes inside
+// root, symlinks included (ErrOutsideRoot, fsroot.ErrNotRegular,
+// fsroot.ErrTooLarge), and no folder may lead back to one being walked. The
 // error names the file, at the spec's field.
 func CheckTree(spec *manifest.Object, field, dir, root string) error {
-	r, err := tree.OpenRoot(root)
+	r, err := fsroot.OpenRoot(root)
 	if err != nil {
 		return spec.FieldError(field, err)
 	}
@@ -266,7 +266,7 @@ func CheckTree(spec *manifest.Object, field, dir, root string) error {
 		}
 		for _, s := range stack {
 			if os.SameFile(s, fi) {
-				return fmt.Errorf("%s: %w: it leads back to a folder of the source", dir, tree.ErrNotRegular)
+				return fmt.Errorf("%s: %w: it leads back to a folder of the source", dir, fsroot.ErrNotRegular)
 			}
 		}
 		stack = append(stack, fi)

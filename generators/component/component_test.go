@@ -13,8 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 func TestResolvePathRefusesSymlinkEscape(t *testing.T) {
@@ -151,7 +151,7 @@ func TestResolvePath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := big.Truncate(tree.MaxFileSize + 1); err != nil {
+	if err := big.Truncate(fsroot.MaxFileSize + 1); err != nil {
 		t.Fatal(err)
 	}
 	big.Close()
@@ -166,8 +166,8 @@ func TestResolvePath(t *testing.T) {
 		"Chart":      {reason: "a chart folder", rel: "../charts/web"},
 		"InsideLink": {reason: "a relative symlink inside", rel: "alias.yaml"},
 		"DevZero":    {reason: "a symlink to /dev/zero", rel: "zero.yaml", err: ErrOutsideRoot},
-		"FIFO":       {reason: "a FIFO is refused at once", rel: "fifo.yaml", err: tree.ErrNotRegular},
-		"TooLarge":   {reason: "a file over the cap", rel: "big.yaml", err: tree.ErrTooLarge},
+		"FIFO":       {reason: "a FIFO is refused at once", rel: "fifo.yaml", err: fsroot.ErrNotRegular},
+		"TooLarge":   {reason: "a file over the cap", rel: "big.yaml", err: fsroot.ErrTooLarge},
 		"Outside":    {reason: "a folder symlinked outside", rel: "out", err: ErrOutsideRoot},
 		"OwnFolder":  {reason: "a chart path . covers the Component's own file", rel: ".", err: ErrSourceCoversSpec},
 		"ParentOwn":  {reason: "a source folder above the Component's file", rel: "..", err: ErrSourceCoversSpec},
@@ -226,12 +226,12 @@ func TestCheckTree(t *testing.T) {
 			if err := syscall.Mkfifo(filepath.Join(chart, "files", "pipe"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}, err: tree.ErrNotRegular, file: "files/pipe"},
+		}, err: fsroot.ErrNotRegular, file: "files/pipe"},
 		"Loop": {reason: "a folder leading back to the chart", setup: func(t *testing.T, chart string) {
 			if err := os.Symlink("..", filepath.Join(chart, "files", "loop")); err != nil {
 				t.Fatal(err)
 			}
-		}, err: tree.ErrNotRegular, file: "files/loop"},
+		}, err: fsroot.ErrNotRegular, file: "files/loop"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

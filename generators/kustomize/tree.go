@@ -14,7 +14,7 @@ import (
 
 	gitignore "github.com/monochromegane/go-gitignore"
 
-	wstree "github.com/wavesmith/wavesmith/tree"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 )
 
 // tree is what the checks and kustomize see: the files in mem (rendered
@@ -150,10 +150,10 @@ func (t *tree) stat(rel string) (e entry, ok bool, err error) {
 }
 
 // readCapped reads the regular file p below the folder root, refusing
-// one of more than wstree.MaxFileSize bytes before reading it.
+// one of more than fsroot.MaxFileSize bytes before reading it.
 func readCapped(root, p string) ([]byte, error) {
-	b, err := wstree.ReadFile(root, p)
-	if errors.Is(err, wstree.ErrTooLarge) {
+	b, err := fsroot.ReadFile(root, p)
+	if errors.Is(err, fsroot.ErrTooLarge) {
 		return nil, fmt.Errorf("%w (the most wavesmith reads)", err)
 	}
 	return b, err
@@ -195,7 +195,7 @@ func (t *tree) bound() string {
 var errNotFile = errors.New("no such file")
 
 // readFile returns the content of the file at rel. A file on disk of
-// more than wstree.MaxFileSize bytes is refused before it is read (and
+// more than fsroot.MaxFileSize bytes is refused before it is read (and
 // so is one that grows past it while read).
 func (t *tree) readFile(rel string) ([]byte, error) {
 	e, ok, err := t.stat(rel)

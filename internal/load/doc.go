@@ -8,7 +8,7 @@
 // source that covers a file holding a spec, of any kind of the registry,
 // is an error naming both (ErrSourceCoversSpec): no spec is dropped
 // silently. Folders are walked once each, confined to the root
-// (tree.Root), within MaxFolderDepth and MaxRenderInputSize, skipping
+// (fsroot.Root), within MaxFolderDepth and MaxRenderInputSize, skipping
 // .wavesmithignore entries, hidden entries and rendered trees.
 //
 // The doors (cmd/wavesmith, argocdcmp, functions) call it; the engine

@@ -1,4 +1,4 @@
-package tree
+package fsroot
 
 import (
 	"errors"
@@ -107,7 +107,7 @@ func (r *Root) ReadFile(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := readRegular(r.root, rel)
+	b, err := ReadRegular(r.root, rel)
 	if err != nil {
 		return nil, r.explain(path, err)
 	}
@@ -125,7 +125,7 @@ func (r *Root) CheckFile(path string) (fs.FileInfo, error) {
 	if fi.IsDir() {
 		return fi, nil
 	}
-	if err := checkRegular(fi); err != nil {
+	if err := CheckRegular(fi); err != nil {
 		return nil, err
 	}
 	return fi, nil
@@ -190,4 +190,21 @@ func (r *Root) Confine(path string) error {
 			return nil
 		}
 	}
+}
+
+// MkdirAll makes the folder path and its missing parents below the root,
+// refusing it (ErrOutsideRoot) when it leaves the root lexically or
+// through a symlink, before and after it is made.
+func (r *Root) MkdirAll(path string) error {
+	if err := r.Confine(path); err != nil {
+		return err
+	}
+	rel, err := r.Rel(path)
+	if err != nil {
+		return err
+	}
+	if err := r.root.MkdirAll(rel, 0o755); err != nil {
+		return fmt.Errorf("making %s: %w", path, r.explain(path, err))
+	}
+	return r.Confine(path)
 }

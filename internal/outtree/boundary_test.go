@@ -1,4 +1,4 @@
-package tree
+package outtree
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 )
 
 // boundary lays out root/ (the anchor) and outside/ beside it.
@@ -37,43 +39,6 @@ func dirNames(t *testing.T, dir string) []string {
 	return names
 }
 
-func TestConfine(t *testing.T) {
-	root, outside := boundary(t)
-	if err := os.Symlink(outside, filepath.Join(root, "out-link")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("../outside", filepath.Join(root, "rel-link")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(filepath.Join(root, "in"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	r, err := OpenRoot(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	for _, tc := range []struct {
-		path string
-		ok   bool
-	}{
-		{filepath.Join(root, "in", "new", "deeper"), true},
-		{filepath.Join(root, "missing"), true},
-		{root, true},
-		{filepath.Join(root, ".."), false},
-		{filepath.Join(root, "..", "outside", "x"), false},
-		{outside, false},
-		{filepath.Join(root, "out-link", "tree"), false},
-		{filepath.Join(root, "rel-link", "tree"), false},
-		{filepath.Join(root, "rel-link"), false},
-	} {
-		err := r.Confine(tc.path)
-		if tc.ok != (err == nil) || !tc.ok && !errors.Is(err, ErrOutsideRoot) {
-			t.Errorf("Confine(%s) = %v, want ok %v", tc.path, err, tc.ok)
-		}
-	}
-}
-
 func TestWriteInRefusesParentOutside(t *testing.T) {
 	root, outside := boundary(t)
 	if err := os.Symlink(outside, filepath.Join(root, "clusters")); err != nil {
@@ -86,8 +51,8 @@ func TestWriteInRefusesParentOutside(t *testing.T) {
 		filepath.Join(root, "..", "outside", "rendered"),
 	} {
 		err := WriteIn(context.Background(), root, dir, files)
-		if !errors.Is(err, ErrOutsideRoot) || !errors.Is(err, ErrWrite) {
-			t.Errorf("WriteIn(%s) = %v, want ErrOutsideRoot", dir, err)
+		if !errors.Is(err, fsroot.ErrOutsideRoot) || !errors.Is(err, ErrWrite) {
+			t.Errorf("WriteIn(%s) = %v, want fsroot.ErrOutsideRoot", dir, err)
 		}
 	}
 	if got := dirNames(t, outside); len(got) != 0 {

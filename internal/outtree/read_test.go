@@ -1,4 +1,4 @@
-package tree
+package outtree
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 )
 
 // hostileDir builds a folder with every kind of entry an attacker can
@@ -42,7 +43,7 @@ func hostileDir(t *testing.T) (root, outside string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := big.Truncate(MaxFileSize + 1); err != nil { // sparse
+	if err := big.Truncate(fsroot.MaxFileSize + 1); err != nil { // sparse
 		t.Fatal(err)
 	}
 	big.Close()
@@ -61,49 +62,6 @@ func inTime(t *testing.T, what string, fn func()) {
 	}
 }
 
-func TestRootReadFile(t *testing.T) {
-	root, _ := hostileDir(t)
-	r, err := OpenRoot(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	cases := map[string]struct {
-		reason string
-		path   string
-		want   string
-		err    error
-	}{
-		"Regular":        {reason: "a regular file", path: "ok.yaml", want: "ok\n"},
-		"InsideLink":     {reason: "a relative symlink staying inside", path: "inside.yaml", want: "inner\n"},
-		"Nested":         {reason: "a file in a folder", path: "sub/inner.yaml", want: "inner\n"},
-		"DotDotInside":   {reason: "a path climbing back in", path: "sub/../ok.yaml", want: "ok\n"},
-		"AbsoluteOut":    {reason: "an absolute symlink outside", path: "evil.yaml", err: ErrOutsideRoot},
-		"RelativeOut":    {reason: "a relative symlink outside", path: "evil-rel.yaml", err: ErrOutsideRoot},
-		"Device":         {reason: "a symlink to /dev/zero", path: "zero.yaml", err: ErrOutsideRoot},
-		"AbsoluteInside": {reason: "an absolute symlink inside (refused: not portable)", path: "abs-in.yaml", err: ErrOutsideRoot},
-		"FolderOut":      {reason: "through a symlinked folder outside", path: "up/secret.yaml", err: ErrOutsideRoot},
-		"LexicallyOut":   {reason: "a path outside the root", path: "../secret.yaml", err: ErrOutsideRoot},
-		"FIFO":           {reason: "a FIFO is refused at once", path: "fifo.yaml", err: ErrNotRegular},
-		"TooLarge":       {reason: "a file over the cap", path: "big.yaml", err: ErrTooLarge},
-		"Folder":         {reason: "a folder is not a file", path: "sub", err: ErrNotRegular},
-		"Missing":        {reason: "a missing file", path: "nope.yaml", err: fs.ErrNotExist},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			var got []byte
-			var err error
-			inTime(t, tc.path, func() { got, err = r.ReadFile(filepath.Join(root, tc.path)) })
-			if !errors.Is(err, tc.err) {
-				t.Fatalf("%s: want %v, got %v", tc.reason, tc.err, err)
-			}
-			if diff := cmp.Diff(tc.want, string(got)); diff != "" {
-				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
-}
-
 func TestOpenFS(t *testing.T) {
 	root, _ := hostileDir(t)
 	fsys, err := OpenFS(root)
@@ -119,10 +77,10 @@ func TestOpenFS(t *testing.T) {
 	}{
 		"Regular":  {reason: "a regular file", path: "ok.yaml", want: "ok\n"},
 		"Inside":   {reason: "a relative symlink inside", path: "inside.yaml", want: "inner\n"},
-		"Outside":  {reason: "a symlink outside (os.Root's refusal)", path: "evil-rel.yaml", err: ErrOutsideRoot},
-		"Device":   {reason: "/dev/zero", path: "zero.yaml", err: ErrOutsideRoot},
-		"FIFO":     {reason: "a FIFO", path: "fifo.yaml", err: ErrNotRegular},
-		"TooLarge": {reason: "over the cap", path: "big.yaml", err: ErrTooLarge},
+		"Outside":  {reason: "a symlink outside (os.Root's refusal)", path: "evil-rel.yaml", err: fsroot.ErrOutsideRoot},
+		"Device":   {reason: "/dev/zero", path: "zero.yaml", err: fsroot.ErrOutsideRoot},
+		"FIFO":     {reason: "a FIFO", path: "fifo.yaml", err: fsroot.ErrNotRegular},
+		"TooLarge": {reason: "over the cap", path: "big.yaml", err: fsroot.ErrTooLarge},
 		"Invalid":  {reason: "not an fs path", path: "../x", err: fs.ErrInvalid},
 	}
 	for name, tc := range cases {
@@ -168,11 +126,11 @@ func TestOpenFSRefusesSymlinkedTree(t *testing.T) {
 	if err := os.Symlink("elsewhere", filepath.Join(base, "out")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenFS(filepath.Join(base, "out")); !errors.Is(err, ErrNotRegular) {
-		t.Errorf("want ErrNotRegular, got %v", err)
+	if _, err := OpenFS(filepath.Join(base, "out")); !errors.Is(err, fsroot.ErrNotRegular) {
+		t.Errorf("want fsroot.ErrNotRegular, got %v", err)
 	}
-	if _, err := Read(filepath.Join(base, "out")); !errors.Is(err, ErrNotRegular) {
-		t.Errorf("Read: want ErrNotRegular, got %v", err)
+	if _, err := Read(filepath.Join(base, "out")); !errors.Is(err, fsroot.ErrNotRegular) {
+		t.Errorf("Read: want fsroot.ErrNotRegular, got %v", err)
 	}
 	if _, err := OpenFS(filepath.Join(base, "missing")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a missing tree: want fs.ErrNotExist, got %v", err)
@@ -198,8 +156,8 @@ func TestReadRefusesLinks(t *testing.T) {
 			}
 			var err error
 			inTime(t, name, func() { _, err = Read(dir) })
-			if !errors.Is(err, ErrNotRegular) && !errors.Is(err, ErrTooLarge) {
-				t.Errorf("want ErrNotRegular or ErrTooLarge, got %v", err)
+			if !errors.Is(err, fsroot.ErrNotRegular) && !errors.Is(err, fsroot.ErrTooLarge) {
+				t.Errorf("want fsroot.ErrNotRegular or fsroot.ErrTooLarge, got %v", err)
 			}
 		})
 	}

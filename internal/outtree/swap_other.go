@@ -1,6 +1,6 @@
 //go:build !linux
 
-package tree
+package outtree
 
 // exchange is not available: Write falls back to two renames.
 func exchange(a, b string) error { return errNoExchange }

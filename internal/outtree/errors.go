@@ -1,4 +1,4 @@
-package tree
+package outtree
 
 import "errors"
 
@@ -15,18 +15,10 @@ var (
 	// ErrCleanup: the new tree is in place, but leftovers could not be
 	// removed.
 	ErrCleanup = errors.New("cannot clean up")
-	// ErrOutsideRoot: a path leaves the root folder, lexically or through
-	// a symlink.
-	ErrOutsideRoot = errors.New("path leaves the repository root")
-	// ErrNotRegular: a file to read is not a regular file (a FIFO, a
-	// device, a socket), or a tree holds a symlink.
-	ErrNotRegular = errors.New("not a regular file")
 	// ErrRenderedTree: an input lies in a tree wavesmith rendered (it holds
 	// RecordFile): rendered output is never input again.
 	ErrRenderedTree = errors.New("a rendered tree is not an input")
 	// ErrEmptyRecord: an empty RecordFile: it marks no tree wavesmith
 	// rendered, yet would hide its folder's inputs.
 	ErrEmptyRecord = errors.New("an empty tree record marks no rendered tree")
-	// ErrTooLarge: a file is larger than MaxFileSize.
-	ErrTooLarge = errors.New("file too large")
 )

@@ -1,81 +1,21 @@
-package tree
+package outtree
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 )
-
-// MaxFileSize is the largest file wavesmith reads: an input, a values
-// file, a file of a chart or of a tree.
-const MaxFileSize = 16 << 20
-
-// readRegular reads the regular file name below root, at most
-// MaxFileSize bytes. The open does not block (O_NONBLOCK), so a FIFO is
-// refused at once rather than waited on; devices, sockets and FIFOs are
-// ErrNotRegular.
-func readRegular(root *os.Root, name string) ([]byte, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := checkRegular(fi); err != nil {
-		return nil, err
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxFileSize {
-		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxFileSize)
-	}
-	return b, nil
-}
-
-// checkRegular refuses what is not a regular file of at most MaxFileSize
-// bytes.
-func checkRegular(fi fs.FileInfo) error {
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%w: it is a %s", ErrNotRegular, modeName(fi.Mode()))
-	}
-	if fi.Size() > MaxFileSize {
-		return fmt.Errorf("%w: %d bytes, more than %d", ErrTooLarge, fi.Size(), MaxFileSize)
-	}
-	return nil
-}
-
-func modeName(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		return "named pipe (FIFO)"
-	case m&fs.ModeSocket != 0:
-		return "socket"
-	case m&fs.ModeCharDevice != 0:
-		return "character device"
-	case m&fs.ModeDevice != 0:
-		return "device"
-	case m.IsDir():
-		return "folder"
-	}
-	return "special file"
-}
 
 // Read reads the tree at dir, keyed like the files given to Write. A
 // missing dir is an empty tree. A tree holds only folders and regular
-// files of at most MaxFileSize bytes: a symlink (or dir itself being
-// one) or a special file is ErrNotRegular, never followed, so that
+// files of at most fsroot.MaxFileSize bytes: a symlink (or dir itself being
+// one) or a special file is fsroot.ErrNotRegular, never followed, so that
 // comparing a committed tree never shows a file from elsewhere.
 func Read(dir string) (map[string][]byte, error) {
 	files := map[string][]byte{}
@@ -95,9 +35,9 @@ func Read(dir string) (map[string][]byte, error) {
 			return nil
 		}
 		if !d.Type().IsRegular() {
-			return fmt.Errorf("%s: %w: it is a %s", filepath.Join(dir, p), ErrNotRegular, modeName(d.Type()))
+			return fmt.Errorf("%s: %w: it is a %s", filepath.Join(dir, p), fsroot.ErrNotRegular, fsroot.ModeName(d.Type()))
 		}
-		b, err := readRegular(root, filepath.FromSlash(p))
+		b, err := fsroot.ReadRegular(root, filepath.FromSlash(p))
 		if err != nil {
 			return fmt.Errorf("%s: %w", filepath.Join(dir, p), err)
 		}
@@ -147,7 +87,7 @@ func openTree(dir string) (*os.Root, error) {
 		return nil, err
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
-		return nil, fmt.Errorf("%s: %w: it is a symbolic link", dir, ErrNotRegular)
+		return nil, fmt.Errorf("%s: %w: it is a symbolic link", dir, fsroot.ErrNotRegular)
 	}
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("%s: %w: it is not a folder", dir, ErrNotTree)
@@ -157,14 +97,14 @@ func openTree(dir string) (*os.Root, error) {
 
 // FS is a read-only fs.FS over a tree (the previous output, for Flux
 // handoffs) that never leaves it: symlinks may not lead outside, only
-// folders and regular files of at most MaxFileSize bytes open, and a
+// folders and regular files of at most fsroot.MaxFileSize bytes open, and a
 // FIFO or a device is refused without blocking.
 type FS struct {
 	root *os.Root
 }
 
 // OpenFS opens the tree at dir. A missing dir is an error wrapping
-// fs.ErrNotExist; dir being a symlink is ErrNotRegular.
+// fs.ErrNotExist; dir being a symlink is fsroot.ErrNotRegular.
 func OpenFS(dir string) (*FS, error) {
 	root, err := openTree(dir)
 	if err != nil {
@@ -193,11 +133,11 @@ func (t *FS) Open(name string) (fs.File, error) {
 	if fi.IsDir() {
 		return f, nil
 	}
-	if err := checkRegular(fi); err != nil {
+	if err := fsroot.CheckRegular(fi); err != nil {
 		f.Close()
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
-	return &limitedFile{File: f, left: MaxFileSize}, nil
+	return &limitedFile{File: f, left: fsroot.MaxFileSize}, nil
 }
 
 // ReadFile reads a regular file of the tree.
@@ -205,7 +145,7 @@ func (t *FS) ReadFile(name string) ([]byte, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
 	}
-	b, err := readRegular(t.root, filepath.FromSlash(name))
+	b, err := fsroot.ReadRegular(t.root, filepath.FromSlash(name))
 	if err != nil {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: escaped(err)}
 	}
@@ -213,16 +153,16 @@ func (t *FS) ReadFile(name string) ([]byte, error) {
 }
 
 // escaped marks os.Root's refusal of a path leaving it (an error without
-// an errno) as ErrOutsideRoot.
+// an errno) as fsroot.ErrOutsideRoot.
 func escaped(err error) error {
 	var errno syscall.Errno
-	if errors.Is(err, ErrNotRegular) || errors.Is(err, ErrTooLarge) || errors.As(err, &errno) || errors.Is(err, fs.ErrNotExist) {
+	if errors.Is(err, fsroot.ErrNotRegular) || errors.Is(err, fsroot.ErrTooLarge) || errors.As(err, &errno) || errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return fmt.Errorf("%w: %w", ErrOutsideRoot, err)
+	return fmt.Errorf("%w: %w", fsroot.ErrOutsideRoot, err)
 }
 
-// limitedFile stops reading after MaxFileSize bytes, should the file
+// limitedFile stops reading after fsroot.MaxFileSize bytes, should the file
 // grow after it was opened.
 type limitedFile struct {
 	*os.File
@@ -231,7 +171,7 @@ type limitedFile struct {
 
 func (f *limitedFile) Read(p []byte) (int, error) {
 	if f.left <= 0 {
-		return 0, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxFileSize)
+		return 0, fmt.Errorf("%w: more than %d bytes", fsroot.ErrTooLarge, fsroot.MaxFileSize)
 	}
 	if int64(len(p)) > f.left {
 		p = p[:f.left]

@@ -1,4 +1,4 @@
-package tree
+package outtree
 
 import (
 	"bytes"
@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 )
 
 // RecordFile is written at the top of every tree: the RenderConfig the
@@ -52,7 +54,7 @@ func Write(dir string, files map[string][]byte) error {
 
 // WriteIn is Write, confined and cancellable. anchor is the folder DIR
 // and its parents may not leave, lexically or through a symlink
-// (ErrOutsideRoot; "" for DIR's parent): missing parents are made below
+// (fsroot.ErrOutsideRoot; "" for DIR's parent): missing parents are made below
 // it, never elsewhere, and the lock is taken there only after the check.
 // When ctx ends before the new tree is swapped in (SIGINT, SIGTERM), the
 // temporary folder and the lock are removed and ctx's error returned.
@@ -138,22 +140,12 @@ func makeParent(anchor, parent string) error {
 		}
 		return nil
 	}
-	r, err := OpenRoot(anchor)
+	r, err := fsroot.OpenRoot(anchor)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrWrite, err)
 	}
 	defer r.Close()
-	if err := r.Confine(parent); err != nil {
-		return fmt.Errorf("%w: the output folder's parent: %w", ErrWrite, err)
-	}
-	rel, err := r.Rel(parent)
-	if err != nil {
-		return err
-	}
-	if err := r.root.MkdirAll(rel, 0o755); err != nil {
-		return fmt.Errorf("%w: making %s: %w", ErrWrite, parent, r.explain(parent, err))
-	}
-	if err := r.Confine(parent); err != nil {
+	if err := r.MkdirAll(parent); err != nil {
 		return fmt.Errorf("%w: the output folder's parent: %w", ErrWrite, err)
 	}
 	return nil
@@ -433,7 +425,7 @@ func checkReplaceable(dir string) error {
 		return fmt.Errorf("%w: %v", ErrWrite, err)
 	}
 	defer root.Close()
-	b, err := readRegular(root, "kustomization.yaml")
+	b, err := fsroot.ReadRegular(root, "kustomization.yaml")
 	if err != nil || !bytes.HasPrefix(b, []byte(Header)) {
 		return fmt.Errorf("%w: refusing to replace %s: it is not empty and its kustomization.yaml does not start with wavesmith's header", ErrNotTree, dir)
 	}

@@ -1,4 +1,4 @@
-package tree
+package textdiff
 
 import (
 	"bytes"
