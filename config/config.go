@@ -22,9 +22,9 @@ import (
 	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/internal/load"
+	"github.com/wavesmith/wavesmith/kindscope"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
-	"github.com/wavesmith/wavesmith/scope"
 )
 
 // ProjectFile is the project file: render and check without arguments use
@@ -272,7 +272,7 @@ const maxAPIResources = 4 << 20
 
 // readAPIResources reads a kubectl api-resources file through root:
 // regular, inside it, at most maxAPIResources bytes.
-func readAPIResources(root *fsroot.Root, path string) (*scope.Table, error) {
+func readAPIResources(root *fsroot.Root, path string) (*kindscope.Table, error) {
 	fi, err := root.CheckFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -287,7 +287,7 @@ func readAPIResources(root *fsroot.Root, path string) (*scope.Table, error) {
 	if len(b) > maxAPIResources {
 		return nil, fmt.Errorf("%s: want a regular file of at most %d bytes (the output of kubectl api-resources)", path, maxAPIResources)
 	}
-	return scope.ParseAPIResources(path, b)
+	return kindscope.ParseAPIResources(path, b)
 }
 
 // CheckOutput refuses output folder names that are a kubectl habit (-o

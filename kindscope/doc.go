@@ -1,4 +1,4 @@
-// Package scope knows whether a kind is namespaced. A render places the
+// Package kindscope knows whether a kind is namespaced. A render places the
 // objects of a chart or kustomization that carry no namespace in their
 // Component's namespace, and must not do so for cluster-scoped kinds: an
 // inventory would then name an object that does not exist.
@@ -9,4 +9,4 @@
 // Kubernetes (builtin.txt, checked against a real kube-apiserver's
 // discovery by this package's tests). A kind none of them knows is
 // unknown: callers say so, never guess silently.
-package scope
+package kindscope

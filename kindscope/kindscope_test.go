@@ -1,4 +1,4 @@
-package scope
+package kindscope
 
 import (
 	"errors"
