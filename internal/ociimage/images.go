@@ -1,4 +1,4 @@
-package image
+package ociimage
 
 // Labels returns the OCI labels of a wavesmith image.
 func Labels(title, description, version string) map[string]string {

@@ -1,4 +1,4 @@
-package image
+package ociimage
 
 import (
 	"archive/tar"
