@@ -7,9 +7,9 @@ import (
 	"sort"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
+	"github.com/wavesmith/wavesmith/internal/livediff"
 	"github.com/wavesmith/wavesmith/internal/outtree"
 	"github.com/wavesmith/wavesmith/internal/textdiff"
-	"github.com/wavesmith/wavesmith/livediff"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
