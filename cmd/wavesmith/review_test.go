@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wavesmith/wavesmith/review"
+	"github.com/wavesmith/wavesmith/internal/review"
 )
 
 // gitRepo is a repository a review test builds commit by commit.
