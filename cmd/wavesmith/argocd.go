@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wavesmith/wavesmith/argocdcmp"
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/internal/argocdplugin"
 	"github.com/wavesmith/wavesmith/internal/outtree"
 )
 
@@ -47,7 +47,7 @@ Argo CD takes a folder when the command exits 0 and prints something.`,
 				if err != nil {
 					return usage(err)
 				}
-				files, err := argocdcmp.Discover(dir, r, builtin.Registry())
+				files, err := argocdplugin.Discover(dir, r, builtin.Registry())
 				if err != nil {
 					return err
 				}

@@ -16,11 +16,11 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
-	"github.com/wavesmith/wavesmith/argocdcmp"
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/gitops"
 	"github.com/wavesmith/wavesmith/gitops/engines"
+	"github.com/wavesmith/wavesmith/internal/argocdplugin"
 	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/internal/outtree"
@@ -124,7 +124,7 @@ func complete(c *cobra.Command, flag string, values ...string) {
 
 // argocdHelp is the part of a flag's help that names its Argo CD sources.
 func argocdHelp(param string) string {
-	return fmt.Sprintf(" (Argo CD: parameter %q, else env %s)", param, argocdcmp.EnvVar(param))
+	return fmt.Sprintf(" (Argo CD: parameter %q, else env %s)", param, argocdplugin.EnvVar(param))
 }
 
 // flagLayer is the configuration the flags given on the command line set:
@@ -189,10 +189,10 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 			return nil, usage(fmt.Errorf("--%s is empty (an unset shell variable?)", name))
 		}
 	}
-	if err := argocdcmp.CheckEnv(os.Environ()); err != nil {
+	if err := argocdplugin.CheckEnv(os.Environ()); err != nil {
 		return nil, usage(err)
 	}
-	params, env, cluster, err := argocdcmp.Layers(os.Getenv)
+	params, env, cluster, err := argocdplugin.Layers(os.Getenv)
 	if err != nil {
 		return nil, usage(err)
 	}
@@ -245,7 +245,7 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 			if len(l.Spec.Inputs) == 0 && l.Dir != "." { // its folder
 				l.Spec.Inputs = []string{"."}
 			}
-			if l.Dir != "." && argocdcmp.Active(os.Getenv) {
+			if l.Dir != "." && argocdplugin.Active(os.Getenv) {
 				// The repository's project file, shared with the CLI: its
 				// tree settings are for render -o and check, not for the
 				// plugin, whose objects go to standard output.
@@ -317,7 +317,7 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 	s.inputs = args
 	if len(s.inputs) == 0 {
 		s.inputs = s.merged.Spec.Inputs
-		if project != nil && argocdcmp.Active(os.Getenv) && project.Dir != "." {
+		if project != nil && argocdplugin.Active(os.Getenv) && project.Dir != "." {
 			if s.inputs, err = applicationInputs(project, s.inputs); err != nil {
 				return nil, usage(err)
 			}
@@ -361,7 +361,7 @@ func applicationInputs(project *config.Layer, inputs []string) ([]string, error)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: spec.inputs %s: none is the application folder (%s=%s) or lies in it, or holds it: add it to the inputs, or give the application its own project file", project.Name, strings.Join(inputs, ", "), argocdcmp.EnvSourcePath, os.Getenv(argocdcmp.EnvSourcePath))
+		return nil, fmt.Errorf("%s: spec.inputs %s: none is the application folder (%s=%s) or lies in it, or holds it: add it to the inputs, or give the application its own project file", project.Name, strings.Join(inputs, ", "), argocdplugin.EnvSourcePath, os.Getenv(argocdplugin.EnvSourcePath))
 	}
 	return slices.Compact(out), nil
 }
@@ -402,7 +402,7 @@ var errWholeFolder = errors.New("refusing to read the whole folder")
 
 // decideRoot is the one rule for the root of a render, decided before
 // any file is read: --root; under Argo CD the checkout
-// (argocdcmp.Root: the working folder less ARGOCD_APP_SOURCE_PATH, an
+// (argocdplugin.Root: the working folder less ARGOCD_APP_SOURCE_PATH, an
 // error when they disagree); else the git repository enclosing the first
 // PATH (without PATH: check's DIR, else the current folder), else that
 // folder itself. --config, the project file, the tree record and the
@@ -415,7 +415,7 @@ func (f *renderFlags) decideRoot(args []string, hint string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	root, err := argocdcmp.Root(os.Getenv, cwd)
+	root, err := argocdplugin.Root(os.Getenv, cwd)
 	if err != nil || root != "" {
 		return root, err
 	}

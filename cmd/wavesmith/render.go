@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
-	"github.com/wavesmith/wavesmith/argocdcmp"
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/functions"
+	"github.com/wavesmith/wavesmith/internal/argocdplugin"
 	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/internal/outtree"
 	"github.com/wavesmith/wavesmith/internal/textdiff"
@@ -113,7 +113,7 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 			if err := t.check(c, s); err != nil {
 				return err
 			}
-			plugin := argocdcmp.Active(os.Getenv)
+			plugin := argocdplugin.Active(os.Getenv)
 			if c.Flags().Changed("output") {
 				s.merged.Spec.Output = out
 			} else if o := s.merged.Spec.Output; o != "" && o != "-" {
@@ -125,7 +125,7 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 				if s.outputFromFile {
 					name = s.merged.Name("output")
 				}
-				return usage(fmt.Errorf("%s: under Argo CD (%s is set) objects always go to standard output: no output folder", name, argocdcmp.EnvAppName))
+				return usage(fmt.Errorf("%s: under Argo CD (%s is set) objects always go to standard output: no output folder", name, argocdplugin.EnvAppName))
 			}
 			if err := checkFormat(c, format, out); err != nil {
 				return err

@@ -20,4 +20,4 @@
 // error (CheckEnv), and Root, the checkout, is an error when the working
 // folder does not end in ARGOCD_APP_SOURCE_PATH. Discover tells the plugin
 // server whether a folder is wavesmith's.
-package argocdcmp
+package argocdplugin

@@ -1,4 +1,4 @@
-package argocdcmp
+package argocdplugin
 
 import (
 	"errors"
