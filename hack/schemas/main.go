@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/wavesmith/wavesmith/internal/schemas"
+	"github.com/wavesmith/wavesmith/internal/schemagen"
 )
 
 func main() {
@@ -24,9 +24,9 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	files, err := schemas.Generate(flag.Args())
+	files, err := schemagen.Generate(flag.Args())
 	if err == nil {
-		err = schemas.WriteDir(*out, files)
+		err = schemagen.WriteDir(*out, files)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "error:", err)

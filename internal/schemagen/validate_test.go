@@ -1,4 +1,4 @@
-package schemas_test
+package schemagen_test
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/internal/load"
-	"github.com/wavesmith/wavesmith/internal/schemas"
+	"github.com/wavesmith/wavesmith/internal/schemagen"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
 )
@@ -38,10 +38,10 @@ const draft07 = "http://json-schema.org/draft-07/schema#"
 func compiled(t *testing.T) map[string]map[string]*jsonschema.Schema {
 	t.Helper()
 	out := map[string]map[string]*jsonschema.Schema{}
-	for _, draft := range []string{schemas.Draft, draft07} {
+	for _, draft := range []string{schemagen.Draft, draft07} {
 		out[draft] = map[string]*jsonschema.Schema{}
 		for _, k := range []string{"Kaoto", "Component", "RenderConfig"} {
-			p, err := filepath.Abs(filepath.Join(schemaDir, schemas.FileName(k)))
+			p, err := filepath.Abs(filepath.Join(schemaDir, schemagen.FileName(k)))
 			if err != nil {
 				t.Fatal(err)
 			}

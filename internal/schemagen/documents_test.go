@@ -1,4 +1,4 @@
-package schemas_test
+package schemagen_test
 
 import (
 	"fmt"

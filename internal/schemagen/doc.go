@@ -5,4 +5,4 @@
 // Objects refuse unknown fields unless the CRD preserves them, as
 // wavesmith's decoders do. hack/schemas writes schemas/ with it (make
 // generate).
-package schemas
+package schemagen

@@ -1,4 +1,4 @@
-package schemas
+package schemagen
 
 import (
 	"encoding/json"
