@@ -12,7 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/wavesmith/wavesmith/status"
+	"github.com/wavesmith/wavesmith/internal/status"
 )
 
 func main() {
