@@ -90,7 +90,7 @@ func TestComponentStatusOnAPIServer(t *testing.T) {
 // account may not write a Deployment.
 func TestShippedRBAC(t *testing.T) {
 	ctx := context.Background()
-	b, err := os.ReadFile(filepath.Join("..", "kustomize", "status-controller", "rbac.yaml"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "kustomize", "status-controller", "rbac.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func TestMain(m *testing.M) {
 	logf.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.Level(zapLevel()))))
 	assets := os.Getenv("KUBEBUILDER_ASSETS")
 	if assets == "" {
-		assets, _ = filepath.Abs(filepath.Join("..", "bin"))
+		assets, _ = filepath.Abs(filepath.Join("..", "..", "bin"))
 	}
 	for _, b := range []string{"kube-apiserver", "etcd"} {
 		if _, err := os.Stat(filepath.Join(assets, b)); err != nil {
@@ -57,7 +57,7 @@ func TestMain(m *testing.M) {
 	}
 	testEnv = &envtest.Environment{
 		BinaryAssetsDirectory:   assets,
-		CRDDirectoryPaths:       []string{filepath.Join("..", "kustomize", "crd", "bases"), filepath.Join("testdata", "crds")},
+		CRDDirectoryPaths:       []string{filepath.Join("..", "..", "kustomize", "crd", "bases"), filepath.Join("testdata", "crds")},
 		ErrorIfCRDPathMissing:   true,
 		ControlPlaneStopTimeout: time.Minute,
 	}
@@ -221,7 +221,7 @@ func renderKaoto(t *testing.T, ns, name string, spec map[string]any, p generator
 	t.Helper()
 	obj := manifest.New(map[string]any{"apiVersion": designerv1alpha1.APIVersion, "kind": designerv1alpha1.Kind,
 		"metadata": map[string]any{"name": name, "namespace": ns}, "spec": spec})
-	res, err := render.Render(context.Background(), []*manifest.Object{obj}, render.Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry(), Platform: p})
+	res, err := render.Render(context.Background(), []*manifest.Object{obj}, render.Options{Engines: engines.Dialects(), Root: filepath.Join("..", ".."), Generators: builtin.Registry(), Platform: p})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 // kustomization always has) and requires the same objects.
 func TestInstallManifestsAgree(t *testing.T) {
 	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
-	rm, err := k.Run(filesys.MakeFsOnDisk(), filepath.Join("..", "kustomize", "status-controller"))
+	rm, err := k.Run(filesys.MakeFsOnDisk(), filepath.Join("..", "..", "kustomize", "status-controller"))
 	if err != nil {
 		t.Fatalf("kustomize: %v", err)
 	}
@@ -105,7 +105,7 @@ func TestChartValues(t *testing.T) {
 // CRDs included, and returns its objects by key.
 func renderChart(t *testing.T, namespace string, values map[string]any) map[string]any {
 	t.Helper()
-	chart, err := loader.Load(filepath.Join("..", "charts", "wavesmith"))
+	chart, err := loader.Load(filepath.Join("..", "..", "charts", "wavesmith"))
 	if err != nil {
 		t.Fatalf("loading the chart: %v", err)
 	}
