@@ -1,4 +1,4 @@
-// Package argocdcmp is wavesmith's door for Argo CD's config management
+// Package argocdplugin is wavesmith's door for Argo CD's config management
 // plugins (v2, a sidecar of argocd-repo-server). Argo CD runs `wavesmith
 // render` in the application folder and hands it the Application's
 // settings as environment variables:

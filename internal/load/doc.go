@@ -11,6 +11,6 @@
 // (fsroot.Root), within MaxFolderDepth and MaxRenderInputSize, skipping
 // .wavesmithignore entries, hidden entries and rendered trees.
 //
-// The doors (cmd/wavesmith, argocdcmp, functions) call it; the engine
+// The doors (cmd/wavesmith, internal/argocdplugin, functions) call it; the engine
 // (package render) takes the objects it returns.
 package load

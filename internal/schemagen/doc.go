@@ -1,4 +1,4 @@
-// Package schemas turns the openAPIV3Schema of a CustomResourceDefinition
+// Package schemagen turns the openAPIV3Schema of a CustomResourceDefinition
 // into a JSON Schema (draft 2020-12) of a whole document of its kind, for
 // editors: apiVersion and kind as constants, metadata, and the CRD's
 // properties with the Kubernetes extensions mapped to plain JSON Schema.

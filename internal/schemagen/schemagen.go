@@ -387,7 +387,7 @@ func convert(p apiextensionsv1.JSONSchemaProps, path string) (map[string]any, er
 	for _, r := range p.XValidations {
 		m := exactlyOne.FindStringSubmatch(r.Rule)
 		if m == nil {
-			return fail(fmt.Sprintf("x-kubernetes-validations rule %q (teach internal/schemas its JSON Schema)", r.Rule))
+			return fail(fmt.Sprintf("x-kubernetes-validations rule %q (teach internal/schemagen its JSON Schema)", r.Rule))
 		}
 		rules = append(rules, map[string]any{"oneOf": []any{
 			map[string]any{"required": []string{m[1]}},
