@@ -21,7 +21,7 @@ import (
 // children on envtest, makes every Deployment available, and measures the
 // time until all 1000 are Ready, the status writes, and the heap.
 //
-//	go test -run '^$' -bench KaotoStatus1000 -benchtime 1x ./status/
+//	go test -run '^$' -bench KaotoStatus1000 -benchtime 1x ./internal/status/
 func BenchmarkKaotoStatus1000(b *testing.B) {
 	const n = 1000
 	ctx := context.Background()

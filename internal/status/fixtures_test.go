@@ -25,7 +25,7 @@ import (
 // package computes, in every phase. test/argocd runs Argo CD's Lua health
 // checks (kustomize/argocd/argocd-cm-patch.yaml) on them; here kstatus
 // (Flux's health) reads them. Rewrite with go test -run TestHealthFixtures
-// -update ./status/ and read what changed.
+// -update ./internal/status/ and read what changed.
 const healthDir = "testdata/health"
 
 // fixtureTime is every condition's lastTransitionTime.
