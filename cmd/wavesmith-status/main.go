@@ -1,6 +1,6 @@
 // Command wavesmith-status runs the thin status controller: it watches
 // Kaoto and Component resources and writes only their status. It parses
-// flags and wires them to package status.
+// flags and wires them to package internal/status.
 package main
 
 import (
