@@ -3,6 +3,6 @@
 // editors: apiVersion and kind as constants, metadata, and the CRD's
 // properties with the Kubernetes extensions mapped to plain JSON Schema.
 // Objects refuse unknown fields unless the CRD preserves them, as
-// wavesmith's decoders do. hack/schemas writes schemas/ with it (make
+// wavesmith's decoders do. hack/schemagen writes schemas/ with it (make
 // generate).
 package schemagen

@@ -23,11 +23,11 @@ import (
 const repo = "../.."
 
 // crdFiles are the CRDs the committed schemas come from, as make generate
-// passes them to hack/schemas.
+// passes them to hack/schemagen.
 func crdFiles(t *testing.T) []string {
 	t.Helper()
 	var files []string
-	for _, g := range []string{"kustomize/crd/bases/*.yaml", "hack/schemas/crd/*.yaml"} {
+	for _, g := range []string{"kustomize/crd/bases/*.yaml", "hack/schemagen/crd/*.yaml"} {
 		m, err := filepath.Glob(filepath.Join(repo, g))
 		if err != nil {
 			t.Fatal(err)
