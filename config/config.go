@@ -20,11 +20,11 @@ import (
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/gitops/engines"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/internal/load"
+	"github.com/wavesmith/wavesmith/kindscope"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
-	"github.com/wavesmith/wavesmith/scope"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // ProjectFile is the project file: render and check without arguments use
@@ -169,7 +169,7 @@ func (m *Merged) Options() (render.Options, time.Duration, error) {
 	if dir == "" {
 		dir = "."
 	}
-	r, err := tree.OpenRoot(load.FindRoot(dir))
+	r, err := fsroot.OpenRoot(load.FindRoot(dir))
 	if err != nil {
 		return render.Options{}, 0, err
 	}
@@ -180,10 +180,10 @@ func (m *Merged) Options() (render.Options, time.Duration, error) {
 // OptionsIn checks the merged settings and returns the engine options
 // (without Generators, which the door passes) and the render timeout.
 // Every setting that holds a path (inputs, output, apiResources) must lie
-// in root, lexically and through symlinks (tree.ErrOutsideRoot), and
+// in root, lexically and through symlinks (fsroot.ErrOutsideRoot), and
 // files are read through it only. Every mistake is reported, sorted, each
 // naming its field.
-func (m *Merged) OptionsIn(root *tree.Root) (render.Options, time.Duration, error) {
+func (m *Merged) OptionsIn(root *fsroot.Root) (render.Options, time.Duration, error) {
 	c := m.Spec
 	var errs []error
 	bad := func(path string, format string, args ...any) {
@@ -272,7 +272,7 @@ const maxAPIResources = 4 << 20
 
 // readAPIResources reads a kubectl api-resources file through root:
 // regular, inside it, at most maxAPIResources bytes.
-func readAPIResources(root *tree.Root, path string) (*scope.Table, error) {
+func readAPIResources(root *fsroot.Root, path string) (*kindscope.Table, error) {
 	fi, err := root.CheckFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -287,7 +287,7 @@ func readAPIResources(root *tree.Root, path string) (*scope.Table, error) {
 	if len(b) > maxAPIResources {
 		return nil, fmt.Errorf("%s: want a regular file of at most %d bytes (the output of kubectl api-resources)", path, maxAPIResources)
 	}
-	return scope.ParseAPIResources(path, b)
+	return kindscope.ParseAPIResources(path, b)
 }
 
 // CheckOutput refuses output folder names that are a kubectl habit (-o
@@ -302,10 +302,10 @@ func CheckOutput(out string) error {
 
 // ReadFile reads a wavesmith.io/v1alpha1 RenderConfig document (a project
 // file, a tree's record) through root (inside it, through symlinks
-// neither; a regular file under tree.MaxFileSize: never a FIFO or a
+// neither; a regular file under fsroot.MaxFileSize: never a FIFO or a
 // device) strictly: unknown fields are errors naming the file. Relative
 // paths in it are relative to its folder (Layer.Dir).
-func ReadFile(root *tree.Root, path string) (Layer, error) {
+func ReadFile(root *fsroot.Root, path string) (Layer, error) {
 	b, err := root.ReadFile(path)
 	if err != nil {
 		return Layer{}, fmt.Errorf("%s: %w", path, err)
@@ -448,7 +448,7 @@ func checkField(o *manifest.Object, path string, v any, t reflect.Type) []error 
 // Project reads the project file of dir (ProjectFile) through root, ok
 // false when there is none. Anything else at its name (a symlink out of
 // root, a FIFO, a device, a folder) is an error.
-func Project(root *tree.Root, dir string) (l Layer, ok bool, err error) {
+func Project(root *fsroot.Root, dir string) (l Layer, ok bool, err error) {
 	p := filepath.Join(dir, ProjectFile)
 	if _, err := root.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 		return Layer{}, false, nil
@@ -462,7 +462,7 @@ func Project(root *tree.Root, dir string) (l Layer, ok bool, err error) {
 // It returns the nearest one, named by its path from dir ("../"
 // repeated, so that its relative paths stay relative to its folder), ok
 // false when there is none. dir outside the root: dir alone.
-func FindProject(root *tree.Root, dir string) (l Layer, ok bool, err error) {
+func FindProject(root *fsroot.Root, dir string) (l Layer, ok bool, err error) {
 	for d := dir; ; d = filepath.Join(d, "..") {
 		if l, ok, err := Project(root, d); ok || err != nil {
 			return l, ok, err

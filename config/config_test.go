@@ -13,8 +13,8 @@ import (
 
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 func wave(n int32) *int32 { return &n }
@@ -155,9 +155,9 @@ func TestOptions(t *testing.T) {
 	}
 }
 
-func openRoot(t *testing.T, dir string) *tree.Root {
+func openRoot(t *testing.T, dir string) *fsroot.Root {
 	t.Helper()
-	r, err := tree.OpenRoot(dir)
+	r, err := fsroot.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestBoundary(t *testing.T) {
 			t.Run(field+"/"+way, func(t *testing.T) {
 				m := Merge(Layer{Name: ".wavesmith.yaml", Dir: root, Spec: spec})
 				_, _, err := m.OptionsIn(r)
-				if !errors.Is(err, tree.ErrOutsideRoot) || !errors.Is(err, ErrConfig) {
+				if !errors.Is(err, fsroot.ErrOutsideRoot) || !errors.Is(err, ErrConfig) {
 					t.Fatalf("got %v, want ErrOutsideRoot", err)
 				}
 				if !strings.Contains(err.Error(), ".wavesmith.yaml: spec."+field) {
@@ -283,7 +283,7 @@ func TestReadFileRefuses(t *testing.T) {
 			if !ok || err == nil || strings.Contains(err.Error(), "CANARY") || !strings.Contains(err.Error(), filepath.Join(dir, ProjectFile)) {
 				t.Errorf("Project = %v %v, want an error naming the file", ok, err)
 			}
-			if !errors.Is(err, tree.ErrOutsideRoot) && !errors.Is(err, tree.ErrNotRegular) && !errors.Is(err, syscall.EISDIR) {
+			if !errors.Is(err, fsroot.ErrOutsideRoot) && !errors.Is(err, fsroot.ErrNotRegular) && !errors.Is(err, syscall.EISDIR) {
 				t.Errorf("Project = %v, want ErrOutsideRoot or ErrNotRegular", err)
 			}
 		})

@@ -20,7 +20,7 @@
 // known ones. FindProject finds the project file as git finds .git: from
 // a folder up to the root, never above it.
 //
-// Files are read only through a tree.Root, the render's root, which the
+// Files are read only through a fsroot.Root, the render's root, which the
 // door decides before reading any (ReadFile, Project): a project file or
 // a record that is a symlink out of it, a FIFO or a device is an error.
 // OptionsIn refuses every path setting (inputs, output, apiResources)

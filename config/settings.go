@@ -72,7 +72,7 @@ func (s *Setting) Takes(d Door) bool { return s.Doors&d != 0 }
 
 // Settings is the table of settings, in the order flags, parameters and
 // documentation list them. The flags (cmd/wavesmith), the Argo CD
-// parameters (argocdcmp), the ConfigMap keys (functions), the plugin's
+// parameters (internal/argocdplugin), the ConfigMap keys (functions), the plugin's
 // parameter announcement (kustomize/argocd/plugin.yaml) and the tables of
 // docs/cli.md, docs/argocd.md and docs/krm-function.md are made from it.
 var Settings = []Setting{

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/render"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 func TestNodeBound(t *testing.T) {
@@ -43,7 +43,7 @@ func TestBudgets(t *testing.T) {
 	}{
 		"nodes": {in: many(MaxNodes/4, "- {a: b, c: d}\n"), want: ErrOverBudget, msg: "YAML nodes"},
 		"items": {in: many(MaxItems+1, "- {kind: ConfigMap}\n"), want: ErrOverBudget, msg: "30001 items"},
-		"bytes": {in: many(1, "- {kind: ConfigMap, data: {k: '"+strings.Repeat("x", MaxInput)+"'}}\n"), want: tree.ErrTooLarge, msg: "more than 67108864 bytes"},
+		"bytes": {in: many(1, "- {kind: ConfigMap, data: {k: '"+strings.Repeat("x", MaxInput)+"'}}\n"), want: fsroot.ErrTooLarge, msg: "more than 67108864 bytes"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var out bytes.Buffer

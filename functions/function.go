@@ -23,10 +23,10 @@ import (
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // Processor is the KRM function: it renders every spec in the
@@ -65,7 +65,7 @@ func (p *Processor) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 		return fmt.Errorf("reading standard input: %w", err)
 	}
 	if len(in) > MaxInput {
-		return budgetResult(w, fmt.Errorf("%w: standard input holds more than %d bytes (the function's budget for one ResourceList)", tree.ErrTooLarge, MaxInput))
+		return budgetResult(w, fmt.Errorf("%w: standard input holds more than %d bytes (the function's budget for one ResourceList)", fsroot.ErrTooLarge, MaxInput))
 	}
 	if n := nodeBound(in); n > MaxNodes {
 		return budgetResult(w, fmt.Errorf("%w: the ResourceList holds up to %d YAML nodes, more than the function's budget of %d (about %d small objects): split the package, or render it with wavesmith render", ErrOverBudget, n, MaxNodes, MaxItems))
@@ -105,7 +105,7 @@ func (p *Processor) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 const (
 	// MaxInput bounds the bytes read from standard input (the files of a
 	// whole kpt package, which wavesmith reads one by one elsewhere, up to
-	// tree.MaxFileSize each).
+	// fsroot.MaxFileSize each).
 	MaxInput = 64 << 20
 	// MaxItems bounds the items of the ResourceList.
 	MaxItems = 30_000

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/wavesmith/wavesmith/kindscope"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/scope"
 )
 
 // Platform decides how a Kaoto is exposed.
@@ -46,7 +46,7 @@ type Options struct {
 	// Scope knows which kinds are namespaced: the built-in kinds, the
 	// CRDs among the render's inputs, the user's declarations. nil is the
 	// built-in kinds only.
-	Scope *scope.Table
+	Scope *kindscope.Table
 }
 
 // Generator renders the children of one spec. The spec's namespace is set.

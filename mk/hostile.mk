@@ -15,7 +15,7 @@ DRIVER_TESTS += ./test/hostile/
 # the end of -fuzztime (go.dev/issue/75804, fixed in Go 1.27), not a finding.
 FUZZTIME ?= 30s
 # package:target:brief-count
-FUZZ_TARGETS := manifest:FuzzDecode:20000x render:FuzzRender:400x functions:FuzzRun:200x argocdcmp:FuzzLayers:20000x
+FUZZ_TARGETS := manifest:FuzzDecode:20000x render:FuzzRender:400x functions:FuzzRun:200x internal/argocdplugin:FuzzLayers:20000x
 
 define fuzz-loop
 	@failed=""; for t in $(FUZZ_TARGETS); do \

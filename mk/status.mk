@@ -23,16 +23,16 @@ $(ETCD):
 envtest: $(KUBE_APISERVER) $(ETCD) ## build the envtest API server and etcd into bin/
 
 # The RenderConfig is never installed: its CRD, generated with the others,
-# is kept in hack/schemas/crd only as the source of schemas/renderconfig.json.
+# is kept in hack/schemagen/crd only as the source of schemas/renderconfig.json.
 .PHONY: generate
 generate: ## regenerate deepcopy functions, CRDs and the editors' JSON schemas (schemas/) from api/
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	echo "controller-gen $(CONTROLLER_GEN_VERSION): deepcopy, CRDs"; \
 	$(GO) run sigs.k8s.io/controller-tools/cmd/controller-gen@$(CONTROLLER_GEN_VERSION) object paths=./api/... crd:crdVersions=v1 output:crd:artifacts:config="$$tmp"; \
-	mv "$$tmp/wavesmith.io_renderconfigs.yaml" hack/schemas/crd/; \
+	mv "$$tmp/wavesmith.io_renderconfigs.yaml" hack/schemagen/crd/; \
 	cp "$$tmp"/*.yaml kustomize/crd/bases/; \
 	cp "$$tmp"/*.yaml charts/wavesmith/crds/
-	$(GO) run ./hack/schemas -o schemas kustomize/crd/bases/*.yaml hack/schemas/crd/*.yaml
+	$(GO) run ./hack/schemagen -o schemas kustomize/crd/bases/*.yaml hack/schemagen/crd/*.yaml
 
 WAVESMITH_STATUS := $(BIN)/wavesmith-status
 export WAVESMITH_STATUS_BIN := $(WAVESMITH_STATUS)

@@ -10,8 +10,8 @@ import (
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/gitops/engines"
+	"github.com/wavesmith/wavesmith/internal/outtree"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // benchInput returns N Kaoto specs as one YAML stream, every second one
@@ -55,7 +55,7 @@ func BenchmarkRender(b *testing.B) {
 			defer os.RemoveAll(base)
 			dir := filepath.Join(base, "tree")
 			for b.Loop() {
-				if err := tree.Write(dir, decodeAndRender(b, in).Tree()); err != nil {
+				if err := outtree.Write(dir, decodeAndRender(b, in).Tree()); err != nil {
 					b.Fatal(err)
 				}
 			}

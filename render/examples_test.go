@@ -17,9 +17,9 @@ import (
 	"github.com/wavesmith/wavesmith/gitops/engines"
 	"github.com/wavesmith/wavesmith/internal/golden"
 	"github.com/wavesmith/wavesmith/internal/load"
+	"github.com/wavesmith/wavesmith/internal/outtree"
 	"github.com/wavesmith/wavesmith/internal/testtool"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 const examples = "../testdata/examples"
@@ -80,7 +80,7 @@ func TestTreeBuildsLikeStream(t *testing.T) {
 	for _, p := range []generators.Platform{generators.Kubernetes, generators.OpenShift} {
 		res := renderExamples(t, p)
 		dir := filepath.Join(t.TempDir(), "tree")
-		if err := tree.Write(dir, res.Tree()); err != nil {
+		if err := outtree.Write(dir, res.Tree()); err != nil {
 			t.Fatal(err)
 		}
 		out, err := exec.Command(kustomize, "build", dir).Output()

@@ -9,7 +9,7 @@ import (
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/gitops"
-	"github.com/wavesmith/wavesmith/scope"
+	"github.com/wavesmith/wavesmith/kindscope"
 )
 
 // Options configure a render. The zero value means the documented
@@ -46,7 +46,7 @@ type Options struct {
 	// Scope declares the scope of kinds (for instance read from a
 	// kubectl api-resources file); it wins over the CRDs among the inputs
 	// and the built-in kinds. nil declares nothing.
-	Scope *scope.Table
+	Scope *kindscope.Table
 	// PartOf is the app.kubernetes.io/part-of given to objects that have none
 	// (default: the object's owner name); it must be a valid label value
 	// (CheckPartOf), never rewritten.

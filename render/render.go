@@ -22,8 +22,8 @@ import (
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/gitops"
 	"github.com/wavesmith/wavesmith/internal/parallel"
+	"github.com/wavesmith/wavesmith/kindscope"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/scope"
 )
 
 // Role tells how an object came into the output.
@@ -136,7 +136,7 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 
 	// Scope: what the user declared wins over the CRDs among the inputs,
 	// which win over the built-in kinds.
-	table := scope.Builtin().Clone()
+	table := kindscope.Builtin().Clone()
 	table.LearnCRDs(inputs)
 	table.Merge(opts.Scope)
 	opts.Scope = table

@@ -12,8 +12,8 @@ import (
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/gitops/engines"
+	"github.com/wavesmith/wavesmith/internal/outtree"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // FuzzRender: whatever the engine accepts it renders deterministically
@@ -75,7 +75,7 @@ func FuzzRender(f *testing.F) {
 		}
 		parent := t.TempDir()
 		dir := filepath.Join(parent, "out")
-		if err := tree.Write(dir, files); err != nil {
+		if err := outtree.Write(dir, files); err != nil {
 			t.Fatalf("writing the tree of an accepted render: %v", err)
 		}
 		entries, err := os.ReadDir(parent)
@@ -85,7 +85,7 @@ func FuzzRender(f *testing.F) {
 		if len(entries) != 1 || entries[0].Name() != "out" {
 			t.Fatalf("writing the tree left %d entries beside DIR: %v", len(entries)-1, entries)
 		}
-		written, err := tree.Read(dir)
+		written, err := outtree.Read(dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,8 +16,8 @@ import (
 	"sync/atomic"
 
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // Memo keeps what generators return, by a digest of everything that
@@ -108,7 +108,7 @@ func copyResult(r generators.Result) generators.Result {
 type reuse struct {
 	memo   *Memo
 	common [sha256.Size]byte
-	root   *tree.Root
+	root   *fsroot.Root
 	files  sync.Map // absolute path -> fileDigest
 }
 
@@ -131,7 +131,7 @@ func newReuse(memo *Memo, opts *Options) *reuse {
 	if memo == nil {
 		return nil
 	}
-	root, err := tree.OpenRoot(opts.Root)
+	root, err := fsroot.OpenRoot(opts.Root)
 	if err != nil {
 		return nil
 	}

@@ -1,6 +1,6 @@
 // Command wavesmith-status runs the thin status controller: it watches
 // Kaoto and Component resources and writes only their status. It parses
-// flags and wires them to package status.
+// flags and wires them to package internal/status.
 package main
 
 import (
@@ -15,7 +15,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/wavesmith/wavesmith/status"
+	"github.com/wavesmith/wavesmith/internal/status"
 )
 
 func main() {

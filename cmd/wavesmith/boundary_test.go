@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/wavesmith/wavesmith/tree"
+	"github.com/wavesmith/wavesmith/internal/outtree"
 )
 
 // canary is the content of every file outside the repository: no
@@ -30,7 +30,7 @@ func boundaryRepo(t *testing.T) (repo, outside string) {
 		filepath.Join(outside, "kaoto.yaml"):              strings.Replace(kaotoSpec, "designer", "canary-secret-0451", 1) + "# " + canary + "\n",
 		filepath.Join(outside, "api.txt"):                 canary + " false X\n",
 		filepath.Join(outside, "config.yaml"):             "apiVersion: wavesmith.io/v1alpha1\nkind: RenderConfig\nspec: {platform: " + canary + "}\n",
-		filepath.Join(outside, tree.RecordFile):           "apiVersion: wavesmith.io/v1alpha1\nkind: RenderConfig\nspec: {platform: " + canary + "}\n",
+		filepath.Join(outside, outtree.RecordFile):        "apiVersion: wavesmith.io/v1alpha1\nkind: RenderConfig\nspec: {platform: " + canary + "}\n",
 		filepath.Join(outside, "tree", "secret.yaml"):     canary + "\n",
 		filepath.Join(outside, "project", ".keep"):        "",
 		filepath.Join(outside, "project", "cfg", ".keep"): "",
@@ -99,7 +99,7 @@ func TestBoundary(t *testing.T) {
 			if code, _, stderr := wavesmith(t, "", "render", "-q", "deploy", "-o", "rendered"); code != 0 {
 				t.Fatalf("render: %s", stderr)
 			}
-			write(t, filepath.Join(repo, "rendered", tree.RecordFile), "apiVersion: wavesmith.io/v1alpha1\nkind: RenderConfig\nspec:\n  output: .\n"+spec)
+			write(t, filepath.Join(repo, "rendered", outtree.RecordFile), "apiVersion: wavesmith.io/v1alpha1\nkind: RenderConfig\nspec:\n  output: .\n"+spec)
 		}
 	}
 	link := func(name, target string) func(t *testing.T, repo, outside string) {
@@ -160,13 +160,13 @@ func TestBoundary(t *testing.T) {
 		"record/apiResources/symlink":  {setup: record("  inputs: [../deploy]\n  apiResources: ../link/api.txt\n"), args: []string{"check", "-o", "rendered"}, code: exitUsage, err: "spec.apiResources: " + outsideErr},
 		"record/file/symlink": {setup: func(t *testing.T, repo, outside string) {
 			record("")(t, repo, outside)
-			os.Remove(filepath.Join(repo, "rendered", tree.RecordFile))
-			link(filepath.Join("rendered", tree.RecordFile), "../../outside/"+tree.RecordFile)(t, repo, outside)
+			os.Remove(filepath.Join(repo, "rendered", outtree.RecordFile))
+			link(filepath.Join("rendered", outtree.RecordFile), "../../outside/"+outtree.RecordFile)(t, repo, outside)
 		}, args: []string{"check", "-o", "rendered"}, code: exitUsage, err: outsideErr},
 		"record/file/fifo": {setup: func(t *testing.T, repo, outside string) {
 			record("")(t, repo, outside)
-			os.Remove(filepath.Join(repo, "rendered", tree.RecordFile))
-			fifo(filepath.Join("rendered", tree.RecordFile))(t, repo, outside)
+			os.Remove(filepath.Join(repo, "rendered", outtree.RecordFile))
+			fifo(filepath.Join("rendered", outtree.RecordFile))(t, repo, outside)
 		}, args: []string{"check", "-o", "rendered"}, code: exitUsage, err: "named pipe"},
 		// Argo CD.
 		"argocd/source-path/dotdot":   {env: map[string]string{"ARGOCD_APP_NAME": "a", "ARGOCD_APP_SOURCE_PATH": "../outside"}, args: []string{"render"}, code: exitUsage, err: "ARGOCD_APP_SOURCE_PATH"},
@@ -199,9 +199,9 @@ func TestBoundary(t *testing.T) {
 					b, _ := os.ReadFile(filepath.Join(repo, ".wavesmith.yaml"))
 					write(t, filepath.Join(repo, ".wavesmith.yaml"), strings.ReplaceAll(string(b), "$OUTSIDE", outside))
 				}
-				if fi, err := os.Lstat(filepath.Join(repo, "rendered", tree.RecordFile)); err == nil && fi.Mode().IsRegular() {
-					b, _ := os.ReadFile(filepath.Join(repo, "rendered", tree.RecordFile))
-					write(t, filepath.Join(repo, "rendered", tree.RecordFile), strings.ReplaceAll(string(b), "$OUTSIDE", outside))
+				if fi, err := os.Lstat(filepath.Join(repo, "rendered", outtree.RecordFile)); err == nil && fi.Mode().IsRegular() {
+					b, _ := os.ReadFile(filepath.Join(repo, "rendered", outtree.RecordFile))
+					write(t, filepath.Join(repo, "rendered", outtree.RecordFile), strings.ReplaceAll(string(b), "$OUTSIDE", outside))
 				}
 			}
 			before := listing(t, outside)
@@ -279,14 +279,14 @@ func TestDanglingLockSymlink(t *testing.T) {
 func TestInterruptCleansUp(t *testing.T) {
 	repo, _ := boundaryRepo(t)
 	var during []string
-	tree.TestHookBeforeSwap = func(ctx context.Context) {
+	outtree.TestHookBeforeSwap = func(ctx context.Context) {
 		during = names(t, repo)
 		if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 			t.Error(err)
 		}
 		<-ctx.Done()
 	}
-	defer func() { tree.TestHookBeforeSwap = nil }()
+	defer func() { outtree.TestHookBeforeSwap = nil }()
 	code, _, stderr := wavesmith(t, "", "render", "-q", "deploy", "-o", "rendered")
 	if code != exitError || !strings.Contains(stderr, "interrupted") {
 		t.Errorf("exit %d: %s", code, stderr)
@@ -350,7 +350,7 @@ func TestOutputNewParentsOutside(t *testing.T) {
 	if code, _, stderr := wavesmith(t, "", "render", "-q", "deploy", "-o", out); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if _, err := os.Stat(filepath.Join(out, tree.RecordFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(out, outtree.RecordFile)); err != nil {
 		t.Error(err)
 	}
 }

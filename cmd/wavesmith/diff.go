@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
-	"github.com/wavesmith/wavesmith/livediff"
+	"github.com/wavesmith/wavesmith/internal/livediff"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 

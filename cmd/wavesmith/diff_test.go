@@ -32,8 +32,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/wavesmith/wavesmith/internal/kubetest"
+	"github.com/wavesmith/wavesmith/internal/livediff"
 	"github.com/wavesmith/wavesmith/internal/testtool"
-	"github.com/wavesmith/wavesmith/livediff"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 

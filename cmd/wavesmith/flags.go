@@ -16,15 +16,16 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
-	"github.com/wavesmith/wavesmith/argocdcmp"
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/gitops"
 	"github.com/wavesmith/wavesmith/gitops/engines"
+	"github.com/wavesmith/wavesmith/internal/argocdplugin"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/internal/load"
+	"github.com/wavesmith/wavesmith/internal/outtree"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // flagName is the flag of a configuration field (its JSON path in a
@@ -123,7 +124,7 @@ func complete(c *cobra.Command, flag string, values ...string) {
 
 // argocdHelp is the part of a flag's help that names its Argo CD sources.
 func argocdHelp(param string) string {
-	return fmt.Sprintf(" (Argo CD: parameter %q, else env %s)", param, argocdcmp.EnvVar(param))
+	return fmt.Sprintf(" (Argo CD: parameter %q, else env %s)", param, argocdplugin.EnvVar(param))
 }
 
 // flagLayer is the configuration the flags given on the command line set:
@@ -147,7 +148,7 @@ func flagLayer(c *cobra.Command) config.Layer {
 // setup is what a rendering command works from: the root, the merged
 // configuration, the engine options and the inputs.
 type setup struct {
-	root    *tree.Root // every file is read through it
+	root    *fsroot.Root // every file is read through it
 	merged  *config.Merged
 	opts    render.Options
 	timeout time.Duration
@@ -188,10 +189,10 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 			return nil, usage(fmt.Errorf("--%s is empty (an unset shell variable?)", name))
 		}
 	}
-	if err := argocdcmp.CheckEnv(os.Environ()); err != nil {
+	if err := argocdplugin.CheckEnv(os.Environ()); err != nil {
 		return nil, usage(err)
 	}
-	params, env, cluster, err := argocdcmp.Layers(os.Getenv)
+	params, env, cluster, err := argocdplugin.Layers(os.Getenv)
 	if err != nil {
 		return nil, usage(err)
 	}
@@ -204,7 +205,7 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 		return nil, usage(err)
 	}
 	s = &setup{}
-	if s.root, err = tree.OpenRoot(rootDir); err != nil {
+	if s.root, err = fsroot.OpenRoot(rootDir); err != nil {
 		return nil, err
 	}
 	defer func() {
@@ -244,7 +245,7 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 			if len(l.Spec.Inputs) == 0 && l.Dir != "." { // its folder
 				l.Spec.Inputs = []string{"."}
 			}
-			if l.Dir != "." && argocdcmp.Active(os.Getenv) {
+			if l.Dir != "." && argocdplugin.Active(os.Getenv) {
 				// The repository's project file, shared with the CLI: its
 				// tree settings are for render -o and check, not for the
 				// plugin, whose objects go to standard output.
@@ -275,19 +276,19 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 		recRoot := s.root
 		if _, err := s.root.Rel(*check); err == nil {
 			fi, err := s.root.Stat(*check)
-			if errors.Is(err, tree.ErrOutsideRoot) {
+			if errors.Is(err, fsroot.ErrOutsideRoot) {
 				return nil, err
 			}
 			if err != nil || !fi.IsDir() {
 				return nil, noTree
 			}
 		} else {
-			if recRoot, err = tree.OpenRoot(*check); err != nil {
+			if recRoot, err = fsroot.OpenRoot(*check); err != nil {
 				return nil, noTree
 			}
 			defer recRoot.Close()
 		}
-		rec := filepath.Join(*check, tree.RecordFile)
+		rec := filepath.Join(*check, outtree.RecordFile)
 		if _, err := recRoot.Lstat(rec); err == nil || !errors.Is(err, fs.ErrNotExist) {
 			l, err := config.ReadFile(recRoot, rec)
 			if err != nil {
@@ -316,7 +317,7 @@ func (f *renderFlags) setup(c *cobra.Command, args []string, t *treeFlags, check
 	s.inputs = args
 	if len(s.inputs) == 0 {
 		s.inputs = s.merged.Spec.Inputs
-		if project != nil && argocdcmp.Active(os.Getenv) && project.Dir != "." {
+		if project != nil && argocdplugin.Active(os.Getenv) && project.Dir != "." {
 			if s.inputs, err = applicationInputs(project, s.inputs); err != nil {
 				return nil, usage(err)
 			}
@@ -360,7 +361,7 @@ func applicationInputs(project *config.Layer, inputs []string) ([]string, error)
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: spec.inputs %s: none is the application folder (%s=%s) or lies in it, or holds it: add it to the inputs, or give the application its own project file", project.Name, strings.Join(inputs, ", "), argocdcmp.EnvSourcePath, os.Getenv(argocdcmp.EnvSourcePath))
+		return nil, fmt.Errorf("%s: spec.inputs %s: none is the application folder (%s=%s) or lies in it, or holds it: add it to the inputs, or give the application its own project file", project.Name, strings.Join(inputs, ", "), argocdplugin.EnvSourcePath, os.Getenv(argocdplugin.EnvSourcePath))
 	}
 	return slices.Compact(out), nil
 }
@@ -401,7 +402,7 @@ var errWholeFolder = errors.New("refusing to read the whole folder")
 
 // decideRoot is the one rule for the root of a render, decided before
 // any file is read: --root; under Argo CD the checkout
-// (argocdcmp.Root: the working folder less ARGOCD_APP_SOURCE_PATH, an
+// (argocdplugin.Root: the working folder less ARGOCD_APP_SOURCE_PATH, an
 // error when they disagree); else the git repository enclosing the first
 // PATH (without PATH: check's DIR, else the current folder), else that
 // folder itself. --config, the project file, the tree record and the
@@ -414,7 +415,7 @@ func (f *renderFlags) decideRoot(args []string, hint string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	root, err := argocdcmp.Root(os.Getenv, cwd)
+	root, err := argocdplugin.Root(os.Getenv, cwd)
 	if err != nil || root != "" {
 		return root, err
 	}
@@ -434,7 +435,7 @@ func (f *renderFlags) decideRoot(args []string, hint string) (string, error) {
 // render loads the inputs and renders them within the timeout.
 func (f *renderFlags) render(c *cobra.Command, s *setup) (*render.Result, error) {
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(argocdcmp.Charts(c.Context(), os.Getenv), s.timeout)
+	ctx, cancel := context.WithTimeout(argocdplugin.Charts(c.Context(), os.Getenv), s.timeout)
 	defer cancel()
 	objs, err := load.Inputs(ctx, s.opts.Root, s.opts.Generators, s.inputs, c.InOrStdin())
 	if err != nil {

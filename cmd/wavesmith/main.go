@@ -13,7 +13,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/wavesmith/wavesmith/argocdcmp"
+	"github.com/wavesmith/wavesmith/internal/argocdplugin"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -34,10 +34,10 @@ func main() {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	stderr = argocdcmp.Stderr(stderr, os.Getenv) // names the Argo CD application, if any
+	stderr = argocdplugin.Stderr(stderr, os.Getenv) // names the Argo CD application, if any
 	// SIGINT and SIGTERM cancel the command's context: a tree being
 	// written is abandoned, its temporary folder and lock removed
-	// (tree.WriteIn). A second signal kills as usual.
+	// (outtree.WriteIn). A second signal kills as usual.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() {

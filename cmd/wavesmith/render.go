@@ -13,13 +13,14 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 
-	"github.com/wavesmith/wavesmith/argocdcmp"
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/functions"
+	"github.com/wavesmith/wavesmith/internal/argocdplugin"
 	"github.com/wavesmith/wavesmith/internal/load"
+	"github.com/wavesmith/wavesmith/internal/outtree"
+	"github.com/wavesmith/wavesmith/internal/textdiff"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 const exitCodesHelp = `
@@ -53,7 +54,7 @@ Without -o, or with -o -, it writes one YAML stream on standard output (or,
 with --format json, one JSON v1 List): what an Argo CD config management
 plugin must print. With -o DIR it writes a GitOps tree: a folder per spec
 (<namespace>/<kind>-<name>/), _objects/ for the rest, each with a
-kustomization.yaml, and ` + tree.RecordFile + `, the record of how the tree was
+kustomization.yaml, and ` + outtree.RecordFile + `, the record of how the tree was
 rendered (check reuses it; it also marks DIR as output, never input). The
 tree is written aside and swapped in whole: a failed render leaves the old
 tree untouched, and files that no longer belong disappear.
@@ -112,7 +113,7 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 			if err := t.check(c, s); err != nil {
 				return err
 			}
-			plugin := argocdcmp.Active(os.Getenv)
+			plugin := argocdplugin.Active(os.Getenv)
 			if c.Flags().Changed("output") {
 				s.merged.Spec.Output = out
 			} else if o := s.merged.Spec.Output; o != "" && o != "-" {
@@ -124,7 +125,7 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 				if s.outputFromFile {
 					name = s.merged.Name("output")
 				}
-				return usage(fmt.Errorf("%s: under Argo CD (%s is set) objects always go to standard output: no output folder", name, argocdcmp.EnvAppName))
+				return usage(fmt.Errorf("%s: under Argo CD (%s is set) objects always go to standard output: no output folder", name, argocdplugin.EnvAppName))
 			}
 			if err := checkFormat(c, format, out); err != nil {
 				return err
@@ -147,7 +148,7 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 			if err != nil {
 				return err
 			}
-			if err := tree.WriteIn(c.Context(), outputAnchor(s, out), out, files); err != nil {
+			if err := outtree.WriteIn(c.Context(), outputAnchor(s, out), out, files); err != nil {
 				return err
 			}
 			if !f.quiet {
@@ -210,7 +211,7 @@ func newCheckCommand() *cobra.Command {
 result with DIR file by file. It exits 0 when they are equal, and 1 with a
 unified diff on standard output when they are not: the CI render step.
 
-Check reads how DIR was rendered from its record (` + tree.RecordFile + `): the
+Check reads how DIR was rendered from its record (` + outtree.RecordFile + `): the
 inputs and every setting, Flux and Argo CD ones included; flags given to
 check win over it. Without -o, the project file's output is the tree.
 
@@ -236,7 +237,7 @@ the record of DIR; Argo CD's description of the cluster; defaults.` + checkExitC
 				return err
 			}
 			if !s.record && len(args) == 0 && len(s.merged.Spec.Inputs) == 0 {
-				return usageError{cmd: c.CommandPath(), err: fmt.Errorf("%s has no %s: name the inputs (wavesmith check PATH... -o %s)", dir, tree.RecordFile, dir)}
+				return usageError{cmd: c.CommandPath(), err: fmt.Errorf("%s has no %s: name the inputs (wavesmith check PATH... -o %s)", dir, outtree.RecordFile, dir)}
 			}
 			res, err := f.render(c, s)
 			if err != nil {
@@ -245,7 +246,7 @@ the record of DIR; Argo CD's description of the cluster; defaults.` + checkExitC
 			f.printWarnings(c, res)
 			// Under the tree's lock: a render swapping DIR in the
 			// meantime is waited for, never half seen.
-			release, err := tree.WaitLock(c.Context(), dir)
+			release, err := outtree.WaitLock(c.Context(), dir)
 			if err != nil {
 				return err
 			}
@@ -254,11 +255,11 @@ the record of DIR; Argo CD's description of the cluster; defaults.` + checkExitC
 			if err != nil {
 				return err
 			}
-			got, err := tree.Read(dir)
+			got, err := outtree.Read(dir)
 			if err != nil {
 				return fmt.Errorf("reading %s: %w", dir, err)
 			}
-			diff := tree.Diff(want, got)
+			diff := textdiff.Diff(want, got)
 			if diff == "" {
 				return nil
 			}

@@ -14,10 +14,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wavesmith/wavesmith/generators/helm"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
+	"github.com/wavesmith/wavesmith/internal/review"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
-	"github.com/wavesmith/wavesmith/review"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // exitReviewError: review's exit code for usage and render errors, so
@@ -211,7 +211,7 @@ func renderRevision(ctx context.Context, repo *review.Repo, root, name, commit s
 	}
 	// What exists at the revision is looked at through its root, as the
 	// render reads it.
-	r, err := tree.OpenRoot(root)
+	r, err := fsroot.OpenRoot(root)
 	if err != nil {
 		return nil, err
 	}

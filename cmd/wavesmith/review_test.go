@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wavesmith/wavesmith/generators/helm"
+	"github.com/wavesmith/wavesmith/internal/review"
 	"github.com/wavesmith/wavesmith/render"
-	"github.com/wavesmith/wavesmith/review"
 )
 
 // gitRepo is a repository a review test builds commit by commit.

@@ -16,11 +16,11 @@ import (
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
-// Sentinel errors: a path leaving the root is tree.ErrOutsideRoot, a
+// Sentinel errors: a path leaving the root is fsroot.ErrOutsideRoot, a
 // source covering a spec generators.ErrSourceCoversSpec.
 
 // Decode reads a Component strictly: unknown fields and wrong types are
@@ -183,21 +183,21 @@ func Placement(c *v1alpha1.Component) (namespace, name string) {
 }
 
 // ResolvePath resolves rel against the folder of the spec's file and
-// refuses a result outside root, also through symlinks (tree.ErrOutsideRoot),
+// refuses a result outside root, also through symlinks (fsroot.ErrOutsideRoot),
 // one that is neither a folder nor a regular file of at most
-// tree.MaxFileSize bytes (tree.ErrNotRegular, tree.ErrTooLarge), and one
+// fsroot.MaxFileSize bytes (fsroot.ErrNotRegular, fsroot.ErrTooLarge), and one
 // that covers the spec's own file (generators.ErrSourceCoversSpec). field names the
 // spec field in errors. A folder's content is checked by CheckTree.
 func ResolvePath(spec *manifest.Object, field, rel, root string) (string, error) {
 	if filepath.IsAbs(rel) {
-		return "", spec.FieldError(field, fmt.Errorf("%w: %q is absolute; give a path relative to the spec file", tree.ErrOutsideRoot, rel))
+		return "", spec.FieldError(field, fmt.Errorf("%w: %q is absolute; give a path relative to the spec file", fsroot.ErrOutsideRoot, rel))
 	}
 	base := "."
 	if f := spec.Source.File; f != "" && f != "-" {
 		base = filepath.Dir(f)
 	}
 	p := filepath.Join(base, rel)
-	r, err := tree.OpenRoot(root)
+	r, err := fsroot.OpenRoot(root)
 	if err != nil {
 		return "", spec.FieldError(field, err)
 	}
@@ -205,7 +205,7 @@ func ResolvePath(spec *manifest.Object, field, rel, root string) (string, error)
 	if _, err := r.Rel(p); err != nil {
 		// Lexically outside: refuse before asking the file system, so
 		// the answer does not depend on what exists beyond the root.
-		return "", spec.FieldError(field, fmt.Errorf("%w: %s leaves %s (the root; --root sets another)", tree.ErrOutsideRoot, rel, r.Dir()))
+		return "", spec.FieldError(field, fmt.Errorf("%w: %s leaves %s (the root; --root sets another)", fsroot.ErrOutsideRoot, rel, r.Dir()))
 	}
 	fi, err := r.CheckFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -237,12 +237,12 @@ func mustAbs(p string) string {
 
 // CheckTree walks the source folder dir (a chart or a kustomization, as
 // ResolvePath returned it) before a loader reads it: every entry must be
-// a folder or a regular file of at most tree.MaxFileSize bytes inside
-// root, symlinks included (tree.ErrOutsideRoot, tree.ErrNotRegular,
-// tree.ErrTooLarge), and no folder may lead back to one being walked. The
+// a folder or a regular file of at most fsroot.MaxFileSize bytes inside
+// root, symlinks included (fsroot.ErrOutsideRoot, fsroot.ErrNotRegular,
+// fsroot.ErrTooLarge), and no folder may lead back to one being walked. The
 // error names the file, at the spec's field.
 func CheckTree(spec *manifest.Object, field, dir, root string) error {
-	r, err := tree.OpenRoot(root)
+	r, err := fsroot.OpenRoot(root)
 	if err != nil {
 		return spec.FieldError(field, err)
 	}
@@ -259,7 +259,7 @@ func CheckTree(spec *manifest.Object, field, dir, root string) error {
 		}
 		for _, s := range stack {
 			if os.SameFile(s, fi) {
-				return fmt.Errorf("%s: %w: it leads back to a folder of the source", dir, tree.ErrNotRegular)
+				return fmt.Errorf("%s: %w: it leads back to a folder of the source", dir, fsroot.ErrNotRegular)
 			}
 		}
 		stack = append(stack, fi)

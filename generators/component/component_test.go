@@ -13,8 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 func TestResolvePathRefusesSymlinkEscape(t *testing.T) {
@@ -31,11 +31,11 @@ func TestResolvePathRefusesSymlinkEscape(t *testing.T) {
 	}
 	spec := manifest.New(map[string]any{"apiVersion": "wavesmith.io/v1alpha1", "kind": "Component", "metadata": map[string]any{"name": "c"}})
 	spec.Source.File = filepath.Join(root, "component.yaml")
-	if _, err := ResolvePath(spec, "spec.source.chart.path", "charts/evil", root); !errors.Is(err, tree.ErrOutsideRoot) {
-		t.Errorf("a symlink leaving the root: want tree.ErrOutsideRoot, got %v", err)
+	if _, err := ResolvePath(spec, "spec.source.chart.path", "charts/evil", root); !errors.Is(err, fsroot.ErrOutsideRoot) {
+		t.Errorf("a symlink leaving the root: want fsroot.ErrOutsideRoot, got %v", err)
 	}
-	if _, err := ResolvePath(spec, "spec.source.chart.path", "../"+filepath.Base(outside), root); !errors.Is(err, tree.ErrOutsideRoot) {
-		t.Errorf("a relative path leaving the root: want tree.ErrOutsideRoot, got %v", err)
+	if _, err := ResolvePath(spec, "spec.source.chart.path", "../"+filepath.Base(outside), root); !errors.Is(err, fsroot.ErrOutsideRoot) {
+		t.Errorf("a relative path leaving the root: want fsroot.ErrOutsideRoot, got %v", err)
 	}
 	if _, err := ResolvePath(spec, "spec.source.chart.path", "charts/good", root); err != nil {
 		t.Errorf("a path inside the root: %v", err)
@@ -151,7 +151,7 @@ func TestResolvePath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := big.Truncate(tree.MaxFileSize + 1); err != nil {
+	if err := big.Truncate(fsroot.MaxFileSize + 1); err != nil {
 		t.Fatal(err)
 	}
 	big.Close()
@@ -165,16 +165,16 @@ func TestResolvePath(t *testing.T) {
 		"Values":     {reason: "a values file", rel: "values.yaml"},
 		"Chart":      {reason: "a chart folder", rel: "../charts/web"},
 		"InsideLink": {reason: "a relative symlink inside", rel: "alias.yaml"},
-		"DevZero":    {reason: "a symlink to /dev/zero", rel: "zero.yaml", err: tree.ErrOutsideRoot},
-		"FIFO":       {reason: "a FIFO is refused at once", rel: "fifo.yaml", err: tree.ErrNotRegular},
-		"TooLarge":   {reason: "a file over the cap", rel: "big.yaml", err: tree.ErrTooLarge},
-		"Outside":    {reason: "a folder symlinked outside", rel: "out", err: tree.ErrOutsideRoot},
+		"DevZero":    {reason: "a symlink to /dev/zero", rel: "zero.yaml", err: fsroot.ErrOutsideRoot},
+		"FIFO":       {reason: "a FIFO is refused at once", rel: "fifo.yaml", err: fsroot.ErrNotRegular},
+		"TooLarge":   {reason: "a file over the cap", rel: "big.yaml", err: fsroot.ErrTooLarge},
+		"Outside":    {reason: "a folder symlinked outside", rel: "out", err: fsroot.ErrOutsideRoot},
 		"OwnFolder":  {reason: "a chart path . covers the Component's own file", rel: ".", err: generators.ErrSourceCoversSpec},
 		"ParentOwn":  {reason: "a source folder above the Component's file", rel: "..", err: generators.ErrSourceCoversSpec},
 		"OwnFile":    {reason: "a values file that is the Component's own file", rel: "component.yaml", err: generators.ErrSourceCoversSpec},
 		"Missing":    {reason: "a missing path", rel: "nope.yaml", err: manifest.ErrInvalid},
-		"Absolute":   {reason: "an absolute path", rel: "/etc/hostname", err: tree.ErrOutsideRoot},
-		"LexicalOut": {reason: "a path climbing out", rel: "../../x", err: tree.ErrOutsideRoot},
+		"Absolute":   {reason: "an absolute path", rel: "/etc/hostname", err: fsroot.ErrOutsideRoot},
+		"LexicalOut": {reason: "a path climbing out", rel: "../../x", err: fsroot.ErrOutsideRoot},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -216,22 +216,22 @@ func TestCheckTree(t *testing.T) {
 			if err := os.Symlink("/etc/hostname", filepath.Join(chart, "files", "leak")); err != nil {
 				t.Fatal(err)
 			}
-		}, err: tree.ErrOutsideRoot, file: "files/leak"},
+		}, err: fsroot.ErrOutsideRoot, file: "files/leak"},
 		"FolderOut": {reason: "a folder symlinked outside", setup: func(t *testing.T, chart string) {
 			if err := os.Symlink("../../..", filepath.Join(chart, "files", "up")); err != nil {
 				t.Fatal(err)
 			}
-		}, err: tree.ErrOutsideRoot, file: "files/up"},
+		}, err: fsroot.ErrOutsideRoot, file: "files/up"},
 		"FIFO": {reason: "a FIFO in the chart", setup: func(t *testing.T, chart string) {
 			if err := syscall.Mkfifo(filepath.Join(chart, "files", "pipe"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}, err: tree.ErrNotRegular, file: "files/pipe"},
+		}, err: fsroot.ErrNotRegular, file: "files/pipe"},
 		"Loop": {reason: "a folder leading back to the chart", setup: func(t *testing.T, chart string) {
 			if err := os.Symlink("..", filepath.Join(chart, "files", "loop")); err != nil {
 				t.Fatal(err)
 			}
-		}, err: tree.ErrNotRegular, file: "files/loop"},
+		}, err: fsroot.ErrNotRegular, file: "files/loop"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
+	"github.com/wavesmith/wavesmith/kindscope"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/scope"
 )
 
 // SetNamespaces gives namespaced objects without a namespace the placement
@@ -16,21 +16,21 @@ import (
 // then the CRDs among objs, then table (nil: the built-in kinds). An
 // object of a kind none of them knows is placed in the namespace, as
 // kubectl assumes, with a warning saying how to declare its scope.
-func SetNamespaces(spec *manifest.Object, c *v1alpha1.Component, objs []*manifest.Object, namespace string, table *scope.Table) []manifest.Warning {
+func SetNamespaces(spec *manifest.Object, c *v1alpha1.Component, objs []*manifest.Object, namespace string, table *kindscope.Table) []manifest.Warning {
 	t := table.Clone()
 	t.LearnCRDs(objs)
 	for _, s := range c.Spec.Scopes {
-		t.Set(scope.GroupKind{Group: s.Group, Kind: s.Kind}, s.Scope == v1alpha1.ScopeNamespaced)
+		t.Set(kindscope.GroupKind{Group: s.Group, Kind: s.Kind}, s.Scope == v1alpha1.ScopeNamespaced)
 	}
 	var warns []manifest.Warning
-	unknown := map[scope.GroupKind]bool{}
+	unknown := map[kindscope.GroupKind]bool{}
 	for _, o := range objs {
 		if o.Namespace() != "" {
 			continue
 		}
 		namespaced, known := t.Namespaced(o.Group(), o.Kind())
 		if !known {
-			gk := scope.GroupKind{Group: o.Group(), Kind: o.Kind()}
+			gk := kindscope.GroupKind{Group: o.Group(), Kind: o.Kind()}
 			if !unknown[gk] {
 				unknown[gk] = true
 				warns = append(warns, spec.Warn("spec.scopes", fmt.Sprintf(

@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wavesmith/wavesmith/kindscope"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/scope"
 )
 
 // TestSetNamespaces: objects without a namespace get the Component's only
@@ -15,7 +15,7 @@ import (
 // CRDs among the objects, the table, the built-in kinds; an unknown kind
 // is placed with a warning that says how to declare it.
 func TestSetNamespaces(t *testing.T) {
-	declared, err := scope.ParseAPIResources("api.txt", []byte("APIVERSION          NAMESPACED   KIND\nkyverno.io/v1       false        ClusterPolicy\n"))
+	declared, err := kindscope.ParseAPIResources("api.txt", []byte("APIVERSION          NAMESPACED   KIND\nkyverno.io/v1       false        ClusterPolicy\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestSetNamespaces(t *testing.T) {
 		obj    string
 		crd    string
 		scopes []any
-		table  *scope.Table
+		table  *kindscope.Table
 		want   want
 	}{
 		"BuiltinNamespaced": {reason: "a ConfigMap is namespaced", obj: "v1/ConfigMap", want: want{namespace: "apps"}},

@@ -7,8 +7,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // Values merges the values files (in order) and spec.values on top, as
@@ -18,7 +18,7 @@ import (
 // means the same values inline and in a file.
 //
 // The values files of a Component hold at most MaxValuesSize bytes
-// together (tree.ErrTooLarge), each is read through the root (as
+// together (fsroot.ErrTooLarge), each is read through the root (as
 // ResolvePath checked it) and dropped once decoded.
 func Values(spec *manifest.Object, c *v1alpha1.Component, root string) (map[string]any, error) {
 	out := map[string]any{}
@@ -29,12 +29,12 @@ func Values(spec *manifest.Object, c *v1alpha1.Component, root string) (map[stri
 		if err != nil {
 			return nil, err
 		}
-		b, err := tree.ReadFile(root, p)
+		b, err := fsroot.ReadFile(root, p)
 		if err != nil {
 			return nil, spec.FieldError(field, fmt.Errorf("%s: %w", f, err))
 		}
 		if total += int64(len(b)); total > MaxValuesSize {
-			return nil, spec.FieldError(field, fmt.Errorf("%w: with %s, the values files of the Component hold %d bytes, more than the %d (%d MiB) they may hold together", tree.ErrTooLarge, f, total, MaxValuesSize, MaxValuesSize>>20))
+			return nil, spec.FieldError(field, fmt.Errorf("%w: with %s, the values files of the Component hold %d bytes, more than the %d (%d MiB) they may hold together", fsroot.ErrTooLarge, f, total, MaxValuesSize, MaxValuesSize>>20))
 		}
 		var m map[string]any
 		if err := yaml.Unmarshal(b, &m); err != nil {
@@ -62,10 +62,10 @@ func Values(spec *manifest.Object, c *v1alpha1.Component, root string) (map[stri
 }
 
 // MaxValuesSize bounds the bytes of the values files of one Component
-// together: as much as one file may hold (tree.MaxFileSize). Without it,
+// together: as much as one file may hold (fsroot.MaxFileSize). Without it,
 // a list naming a large file many times would have the render read and
 // decode it as many times (the decoded maps take many times the bytes).
-const MaxValuesSize = tree.MaxFileSize
+const MaxValuesSize = fsroot.MaxFileSize
 
 // Merge deep-merges b over a: maps merge, anything else replaces.
 func Merge(a, b map[string]any) map[string]any {

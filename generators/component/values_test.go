@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // TestValuesTotal: the values files of a Component hold MaxValuesSize
@@ -44,8 +44,8 @@ func TestValuesTotal(t *testing.T) {
 			continue
 		}
 		var me *manifest.Error
-		if !errors.Is(err, tree.ErrTooLarge) || !errors.As(err, &me) || me.Field != tc.field || !strings.Contains(me.Object, "Component") {
-			t.Errorf("%v: got %v, want tree.ErrTooLarge at %s", tc.files, err, tc.field)
+		if !errors.Is(err, fsroot.ErrTooLarge) || !errors.As(err, &me) || me.Field != tc.field || !strings.Contains(me.Object, "Component") {
+			t.Errorf("%v: got %v, want fsroot.ErrTooLarge at %s", tc.files, err, tc.field)
 		}
 	}
 }

@@ -14,8 +14,8 @@ import (
 
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/generators/component"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // fileScheme starts a dependency a chart folder names by path
@@ -34,7 +34,7 @@ type fileDependency struct {
 
 // chartMetadata reads the Chart.yaml of the chart folder dir inside root
 // leniently: nil when it cannot be read (Helm's loader reports it).
-func chartMetadata(r *tree.Root, dir string) *chart.Metadata {
+func chartMetadata(r *fsroot.Root, dir string) *chart.Metadata {
 	b, err := r.ReadFile(filepath.Join(dir, "Chart.yaml"))
 	if err != nil {
 		return nil
@@ -54,7 +54,7 @@ func chartMetadata(r *tree.Root, dir string) *chart.Metadata {
 // dependencies[i].repository), a folder holding only folders and regular
 // files, within the size budget. Errors are at spec's chart field.
 func fileDependencies(spec *manifest.Object, dir, root string) ([]fileDependency, error) {
-	r, err := tree.OpenRoot(root)
+	r, err := fsroot.OpenRoot(root)
 	if err != nil {
 		return nil, spec.FieldError(chartField, err)
 	}
@@ -74,7 +74,7 @@ func fileDependencies(spec *manifest.Object, dir, root string) ([]fileDependency
 			p = filepath.Join(dir, p)
 		}
 		if _, err := r.Rel(p); err != nil {
-			return nil, spec.FieldError(chartField, fmt.Errorf("%w: %s: %s leaves %s (the root)", tree.ErrOutsideRoot, at, d.Repository, r.Dir()))
+			return nil, spec.FieldError(chartField, fmt.Errorf("%w: %s: %s leaves %s (the root)", fsroot.ErrOutsideRoot, at, d.Repository, r.Dir()))
 		}
 		fi, err := r.Stat(p)
 		switch {
@@ -99,7 +99,7 @@ func fileDependencies(spec *manifest.Object, dir, root string) ([]fileDependency
 // inCharts reports whether charts/ of the chart folder dir holds a
 // chart named name (a folder, or an archive name-VERSION.tgz), as Helm's
 // loader would find it. Lenient: the loader reports what is wrong.
-func inCharts(r *tree.Root, dir, name string) bool {
+func inCharts(r *fsroot.Root, dir, name string) bool {
 	entries, err := r.ReadDir(filepath.Join(dir, "charts"))
 	if err != nil {
 		return false
@@ -169,7 +169,7 @@ func (Generator) Reads(spec *manifest.Object, root string) []generators.Read {
 		return nil
 	}
 	out := []generators.Read{{Field: chartField, Path: p}}
-	r, err := tree.OpenRoot(root)
+	r, err := fsroot.OpenRoot(root)
 	if err != nil {
 		return out
 	}

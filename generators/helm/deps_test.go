@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // writeFiles writes files (path relative to dir: text).
@@ -117,9 +117,9 @@ func TestFileDependencyRefusals(t *testing.T) {
 		want                error
 		msg                 string
 	}{
-		"LeavesRoot":     {repository: "file://../../outside", want: tree.ErrOutsideRoot, msg: "dependencies[1].repository"},
-		"Absolute":       {repository: "file:///etc", want: tree.ErrOutsideRoot, msg: "dependencies[1].repository"},
-		"SymlinkOut":     {repository: "file://../link", symlink: true, want: tree.ErrOutsideRoot, msg: "link"},
+		"LeavesRoot":     {repository: "file://../../outside", want: fsroot.ErrOutsideRoot, msg: "dependencies[1].repository"},
+		"Absolute":       {repository: "file:///etc", want: fsroot.ErrOutsideRoot, msg: "dependencies[1].repository"},
+		"SymlinkOut":     {repository: "file://../link", symlink: true, want: fsroot.ErrOutsideRoot, msg: "link"},
 		"Missing":        {repository: "file://../nothing", want: ErrChart, msg: "dependencies[1].repository"},
 		"VersionRefused": {repository: "file://../lib", version: "^1", want: ErrChart, msg: "dependencies[1].version"},
 		"NoVersion":      {repository: "file://../lib", version: " ", want: ErrChart, msg: "dependencies[1].version"},

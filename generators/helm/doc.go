@@ -12,7 +12,7 @@
 // A chart of a Helm repository or OCI registry (spec.source.chart repo,
 // name, version; for OCI also a manifest digest, sha256:<hex> or
 // TAG@sha256:<hex>) is read from the lock (LockFile, at the root) and the
-// content-addressed cache (CacheDir, opened as its own tree.Root: regular
+// content-addressed cache (CacheDir, opened as its own fsroot.Root: regular
 // files, no symlink out) only; Fetch, behind `wavesmith fetch`, fills
 // both with Helm's HTTP getter, registry client and credentials,
 // downloads capped, digests checked, archives expanded in memory with

@@ -16,9 +16,9 @@ import (
 
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/internal/testtool"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 var root, _ = filepath.Abs(filepath.Join("..", ".."))
@@ -242,7 +242,7 @@ func TestErrors(t *testing.T) {
 		text   []string
 	}{
 		"MissingChart": {"a chart that does not exist", src("charts/nope"), manifest.ErrInvalid, []string{"spec.source.chart.path", "does not exist"}},
-		"OutsideRoot":  {"a chart path leaving the root", src("../../../etc"), tree.ErrOutsideRoot, []string{"spec.source.chart.path"}},
+		"OutsideRoot":  {"a chart path leaving the root", src("../../../etc"), fsroot.ErrOutsideRoot, []string{"spec.source.chart.path"}},
 		"BrokenTemplate": {"a template that fails names the template file and line",
 			src("bad-charts/broken"), ErrChart, []string{"broken/templates/cm.yaml:4"}},
 		"Schema": {"values failing the schema name the field",
@@ -254,7 +254,7 @@ func TestErrors(t *testing.T) {
 		"StrictHookFailed": {"with strictHooks, the hook-failed delete policy is an error",
 			map[string]any{"source": src("charts/delete-hooks")["source"], "strictHooks": true}, ErrHook, []string{"delete-hooks/templates/job.yaml", "ConfigMap/rel-marker", "metadata.annotations.helm.sh/hook-delete-policy", "hook-failed"}},
 		"ValuesOutside": {"a values file outside the root",
-			map[string]any{"source": src("charts/webapp")["source"], "valuesFiles": []any{"../../../../etc/passwd"}}, tree.ErrOutsideRoot, []string{"spec.valuesFiles[0]"}},
+			map[string]any{"source": src("charts/webapp")["source"], "valuesFiles": []any{"../../../../etc/passwd"}}, fsroot.ErrOutsideRoot, []string{"spec.valuesFiles[0]"}},
 		"UnknownField": {"unknown spec fields", map[string]any{"source": src("charts/webapp")["source"], "valuez": map[string]any{}}, manifest.ErrInvalid, []string{"spec.valuez"}},
 		"TwoSources":   {"both sources", map[string]any{"source": map[string]any{"chart": map[string]any{"path": "a"}, "kustomization": map[string]any{"path": "b"}}}, manifest.ErrInvalid, []string{"exactly one"}},
 		"LibraryChart": {"a library chart is not installable, as in helm template",
@@ -436,7 +436,7 @@ func TestChartSymlinkLeak(t *testing.T) {
 	if err == nil {
 		t.Fatalf("a symlink out of the repository was read: %v", res.Objects[0].Map)
 	}
-	if !errors.Is(err, tree.ErrOutsideRoot) || !strings.Contains(err.Error(), "leak") {
+	if !errors.Is(err, fsroot.ErrOutsideRoot) || !strings.Contains(err.Error(), "leak") {
 		t.Errorf("want ErrOutsideRoot naming the file, got %v", err)
 	}
 }

@@ -22,7 +22,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
-	"github.com/wavesmith/wavesmith/tree"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 )
 
 // Charts from Helm repositories are rendered offline: `wavesmith fetch`
@@ -57,7 +57,7 @@ const FetchCommand = "wavesmith fetch"
 // maxIndex; expanded, a chart holds at most maxChartSize bytes in at most
 // maxArchiveEntries entries.
 const (
-	maxArchive        = tree.MaxFileSize
+	maxArchive        = fsroot.MaxFileSize
 	maxIndex          = 32 << 20
 	maxArchiveEntries = 10000
 	maxLock           = 1 << 20
@@ -293,11 +293,11 @@ func loadFromLock(ctx context.Context, root string, lock *Lock, src *v1alpha1.Pa
 }
 
 // readCache reads the archive of a digest from the cache, opened as its
-// own root (tree.Root): a regular file of at most maxArchive bytes, no
+// own root (fsroot.Root): a regular file of at most maxArchive bytes, no
 // symlink leaving the cache. A missing cache or archive is
 // fs.ErrNotExist.
 func readCache(cache, hexDigest string) ([]byte, error) {
-	r, err := tree.OpenRoot(cache)
+	r, err := fsroot.OpenRoot(cache)
 	if err != nil {
 		return nil, err
 	}

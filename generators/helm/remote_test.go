@@ -21,8 +21,8 @@ import (
 	"helm.sh/helm/v3/pkg/repo"
 
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // chartRepo serves a Helm chart repository (index.yaml and packaged
@@ -393,7 +393,7 @@ func TestRepositoryDependencies(t *testing.T) {
 }
 
 // TestCacheIsItsOwnRoot: the chart cache is read as its own root
-// (tree.Root): an archive that is a symlink leading out of the cache, or
+// (fsroot.Root): an archive that is a symlink leading out of the cache, or
 // a FIFO, is refused (never followed or waited on), and fetch replaces
 // such an entry with the archive rather than writing through it.
 func TestCacheIsItsOwnRoot(t *testing.T) {
@@ -426,8 +426,8 @@ func TestCacheIsItsOwnRoot(t *testing.T) {
 			file := cachePath(cache, h)
 			plant(t, file)
 			_, err := Generator{}.Generate(context.Background(), s, generators.Options{Root: rootDir})
-			if !errors.Is(err, tree.ErrOutsideRoot) && !errors.Is(err, tree.ErrNotRegular) {
-				t.Fatalf("want the cache entry refused (tree.ErrOutsideRoot or ErrNotRegular), got %v", err)
+			if !errors.Is(err, fsroot.ErrOutsideRoot) && !errors.Is(err, fsroot.ErrNotRegular) {
+				t.Fatalf("want the cache entry refused (fsroot.ErrOutsideRoot or ErrNotRegular), got %v", err)
 			}
 			if _, err := Fetch(context.Background(), rootDir, []*manifest.Object{s}, FetchOptions{Cache: cache}); err != nil {
 				t.Fatal(err)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/wavesmith/wavesmith/tree"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 )
 
 // maxChartSize bounds the bytes of the files of one chart folder, its
@@ -25,7 +25,7 @@ const maxChartDepth = 256
 // after component.CheckTree, which refused what leaves the root, special
 // files and symlink loops.
 func checkChartSize(dir, root string) error {
-	r, err := tree.OpenRoot(root)
+	r, err := fsroot.OpenRoot(root)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 	"sigs.k8s.io/kustomize/api/types"
 	sigsyaml "sigs.k8s.io/yaml"
 
-	wstree "github.com/wavesmith/wavesmith/tree"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 )
 
 // KRM function annotations: a plugin configuration carrying one runs an
@@ -255,7 +255,7 @@ func (k *kustCheck) run(kust *types.Kustomization) error {
 // contents checks the file t (relative to the folder) the kustomization
 // names at f, before kustomize reads it: kustomize reads a file
 // whole and expands every YAML alias. A file of more than
-// wstree.MaxFileSize bytes is refused unread; a file kustomize parses
+// fsroot.MaxFileSize bytes is refused unread; a file kustomize parses
 // as YAML (isYAML) is refused when its aliases expand beyond the
 // decoding budgets (manifest.MaxAliasNodes, manifest.MaxNodes).
 func (k *kustCheck) contents(f field, t string, isYAML bool) error {
@@ -265,8 +265,8 @@ func (k *kustCheck) contents(f field, t string, isYAML bool) error {
 		return err
 	case !ok || e.dir:
 		return nil // ref has checked it; kustomize reports a change
-	case e.size > wstree.MaxFileSize:
-		return k.fail(f, "%s: %w: %d bytes, more than %d (the most wavesmith reads)", k.j.path(k.t.source(t)), wstree.ErrTooLarge, e.size, wstree.MaxFileSize)
+	case e.size > fsroot.MaxFileSize:
+		return k.fail(f, "%s: %w: %d bytes, more than %d (the most wavesmith reads)", k.j.path(k.t.source(t)), fsroot.ErrTooLarge, e.size, fsroot.MaxFileSize)
 	}
 	if !isYAML {
 		return nil

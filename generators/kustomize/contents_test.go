@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/manifest"
-	wstree "github.com/wavesmith/wavesmith/tree"
 )
 
 // bomb is a billion-laughs ConfigMap: 9^8 strings through aliases.
@@ -98,7 +98,7 @@ i: {<<: [*e, *f, *g, *h]}
 `
 
 // TestReachedFileBudgets: every file a kustomization reaches is checked
-// before kustomize reads it: one over wstree.MaxFileSize is refused
+// before kustomize reads it: one over fsroot.MaxFileSize is refused
 // unread (the test files are sparse), and YAML kustomize parses (a
 // resource, a patch file, an inline patch, the kustomization itself, a
 // rendered template) whose aliases expand beyond the decoding budget is
@@ -124,32 +124,32 @@ func TestReachedFileBudgets(t *testing.T) {
 			reason: "a 1.5 GiB resource",
 			files:  map[string]string{"kustomization.yaml": "resources:\n- cm.yaml\n- big.yaml\n", "cm.yaml": cm},
 			sparse: map[string]int64{"big.yaml": 3 << 29},
-			want:   wstree.ErrTooLarge, at: outcome{"kustomization.yaml", "resources[1]", 3, ""}, text: "big.yaml: file too large: 1610612736 bytes",
+			want:   fsroot.ErrTooLarge, at: outcome{"kustomization.yaml", "resources[1]", 3, ""}, text: "big.yaml: file too large: 1610612736 bytes",
 		},
 		"OneByteOver": {
 			reason: "a resource one byte over the cap",
 			files:  map[string]string{"kustomization.yaml": "resources:\n- big.yaml\n"},
-			sparse: map[string]int64{"big.yaml": wstree.MaxFileSize + 1},
-			want:   wstree.ErrTooLarge, at: outcome{"kustomization.yaml", "resources[0]", 2, ""}, text: "big.yaml: file too large",
+			sparse: map[string]int64{"big.yaml": fsroot.MaxFileSize + 1},
+			want:   fsroot.ErrTooLarge, at: outcome{"kustomization.yaml", "resources[0]", 2, ""}, text: "big.yaml: file too large",
 		},
 		"HugePatch": {
 			reason: "a patch file over the cap",
 			files:  map[string]string{"kustomization.yaml": "resources: [cm.yaml]\npatches:\n- path: big.yaml\n", "cm.yaml": cm},
 			sparse: map[string]int64{"big.yaml": 1 << 30},
-			want:   wstree.ErrTooLarge, at: outcome{"kustomization.yaml", "patches[0].path", 3, ""}, text: "big.yaml: file too large",
+			want:   fsroot.ErrTooLarge, at: outcome{"kustomization.yaml", "patches[0].path", 3, ""}, text: "big.yaml: file too large",
 		},
 		"HugeGeneratorFile": {
 			reason: "a configMapGenerator source over the cap (data, not YAML)",
 			files:  map[string]string{"kustomization.yaml": "configMapGenerator:\n- name: g\n  files:\n  - big.bin\n"},
 			sparse: map[string]int64{"big.bin": 1 << 30},
-			want:   wstree.ErrTooLarge, at: outcome{"kustomization.yaml", "configMapGenerator[0].files[0]", 4, ""}, text: "big.bin: file too large",
+			want:   fsroot.ErrTooLarge, at: outcome{"kustomization.yaml", "configMapGenerator[0].files[0]", 4, ""}, text: "big.bin: file too large",
 		},
 		"HugeInTemplatedFolder": {
 			reason:    "a templated folder is read whole: a file over the cap is refused unread",
 			templated: true,
 			files:     map[string]string{"kustomization.yaml": "resources: [cm.yaml]\n", "cm.yaml": cm},
 			sparse:    map[string]int64{"big.yaml": 1 << 30},
-			want:      wstree.ErrTooLarge, at: outcome{"big.yaml", "", 0, ""}, text: "file too large: 1073741824 bytes",
+			want:      fsroot.ErrTooLarge, at: outcome{"big.yaml", "", 0, ""}, text: "file too large: 1073741824 bytes",
 		},
 		"BombResource": {
 			reason: "an alias bomb as a resource",

@@ -126,13 +126,13 @@
 // (directly or through other symlinks), symlink loops where a folder is
 // listed, and files that are neither regular files nor folders, where
 // they are reached; every file a kustomization reaches of more than
-// tree.MaxFileSize bytes (before it is read; in a templated folder, any
+// fsroot.MaxFileSize bytes (before it is read; in a templated folder, any
 // file), and YAML kustomize would parse (a resource, patch, CRD or
 // configuration file, an inline patch, a kustomization) whose aliases
 // expand beyond manifest.MaxAliasNodes nodes or the file beyond
 // manifest.MaxNodes, or that holds an alias inside its own anchor
 // (kustomize copies every alias: a billion-laughs file would exhaust
-// memory), wrapping tree.ErrTooLarge or manifest.ErrTooComplex. Template failures wrap ErrTemplate (and ErrRequired for required) and
+// memory), wrapping fsroot.ErrTooLarge or manifest.ErrTooComplex. Template failures wrap ErrTemplate (and ErrRequired for required) and
 // name the template file and line; a rendered YAML file that does not
 // parse wraps ErrTemplate and manifest.ErrSyntax.
 package kustomize

@@ -11,8 +11,8 @@ import (
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/manifest"
-	roottree "github.com/wavesmith/wavesmith/tree"
 )
 
 // TestErrors feeds bad input (testdata/bad/<case>, or a shared fixture
@@ -143,7 +143,7 @@ func TestErrors(t *testing.T) {
 		},
 		"OutsideRoot": {
 			reason: "the path leaves the repository root",
-			dir:    fixtures, path: "../../..", errs: []error{roottree.ErrOutsideRoot},
+			dir:    fixtures, path: "../../..", errs: []error{fsroot.ErrOutsideRoot},
 			field: sourceField,
 		},
 	}

@@ -12,8 +12,8 @@ import (
 	gitignore "github.com/monochromegane/go-gitignore"
 	"sigs.k8s.io/yaml"
 
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/manifest"
-	roottree "github.com/wavesmith/wavesmith/tree"
 )
 
 // config is the content of ConfigFile.
@@ -107,7 +107,7 @@ func (j *job) rootAt(t *tree, real string) error {
 	}
 	rel, err := filepath.Rel(root, real)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return j.spec.FieldError(sourceField, fmt.Errorf("%w: %s resolves to %s, outside the root %s", roottree.ErrOutsideRoot, j.dir, real, root))
+		return j.spec.FieldError(sourceField, fmt.Errorf("%w: %s resolves to %s, outside the root %s", fsroot.ErrOutsideRoot, j.dir, real, root))
 	}
 	top := filepath.ToSlash(rel)
 	hidden := map[string]bool{}

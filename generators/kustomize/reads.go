@@ -8,8 +8,8 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/manifest"
-	wstree "github.com/wavesmith/wavesmith/tree"
 )
 
 var _ generators.Reader = Generator{}
@@ -40,7 +40,7 @@ func (Generator) Reads(spec *manifest.Object, root string) []generators.Read {
 	if file == "" || file == "-" || root == "" || filepath.IsAbs(rel) {
 		return out
 	}
-	r, err := wstree.OpenRoot(root)
+	r, err := fsroot.OpenRoot(root)
 	if err != nil {
 		return out
 	}
@@ -75,7 +75,7 @@ func (Generator) Reads(spec *manifest.Object, root string) []generators.Read {
 
 // reachedFolders returns the local entries of resources, bases and
 // components of dir's kustomization (those that may name folders).
-func reachedFolders(r *wstree.Root, dir string) []string {
+func reachedFolders(r *fsroot.Root, dir string) []string {
 	for _, n := range konfig.RecognizedKustomizationFileNames() {
 		b, err := r.ReadFile(filepath.Join(dir, n))
 		if err != nil {

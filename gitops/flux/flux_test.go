@@ -18,9 +18,9 @@ import (
 	"github.com/wavesmith/wavesmith/gitops/flux"
 	"github.com/wavesmith/wavesmith/internal/golden"
 	"github.com/wavesmith/wavesmith/internal/load"
+	"github.com/wavesmith/wavesmith/internal/textdiff"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
-	wstree "github.com/wavesmith/wavesmith/tree"
 )
 
 // renderYAML renders the objects of a YAML stream as pass-through objects.
@@ -144,7 +144,7 @@ func TestHandoff(t *testing.T) {
 			// Idempotent: rendering again over the new tree changes
 			// nothing, so 'wavesmith check' passes after a render.
 			again := tree(t, res, after)
-			if diff := wstree.Diff(again, after); diff != "" {
+			if diff := textdiff.Diff(again, after); diff != "" {
 				t.Errorf("%s: a second render over the first changed the tree:\n%s", tc.reason, diff)
 			}
 		})

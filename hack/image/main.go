@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/wavesmith/wavesmith/image"
+	"github.com/wavesmith/wavesmith/internal/ociimage"
 )
 
 func main() {
@@ -17,9 +17,9 @@ func main() {
 	version := flag.String("version", "dev", "image tag and version label")
 	out := flag.String("o", "out/images", "output folder")
 	flag.Parse()
-	for _, s := range image.Specs(*wavesmith, *status, *version) {
+	for _, s := range ociimage.Specs(*wavesmith, *status, *version) {
 		p := filepath.Join(*out, s.Name+".tar")
-		if err := image.Write(p, s); err != nil {
+		if err := ociimage.Write(p, s); err != nil {
 			fmt.Fprintln(os.Stderr, "error:", err)
 			os.Exit(1)
 		}

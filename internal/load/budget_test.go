@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // TestLoadReadsEachFileOnce: a file named twice, by the command line, by
@@ -64,7 +64,7 @@ func TestLoadReadsEachFileOnce(t *testing.T) {
 // bytes together; the file that goes over is named, before any is read
 // (the files here are sparse: reading them would fail to decode).
 func TestLoadInputBudget(t *testing.T) {
-	for _, n := range []int{MaxRenderInputSize / tree.MaxFileSize, MaxRenderInputSize/tree.MaxFileSize + 1} {
+	for _, n := range []int{MaxRenderInputSize / fsroot.MaxFileSize, MaxRenderInputSize/fsroot.MaxFileSize + 1} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			root := t.TempDir()
 			for i := 0; i < n; i++ {
@@ -72,15 +72,15 @@ func TestLoadInputBudget(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := f.Truncate(tree.MaxFileSize); err != nil {
+				if err := f.Truncate(fsroot.MaxFileSize); err != nil {
 					t.Fatal(err)
 				}
 				f.Close()
 			}
 			_, err := loadIn(root, []string{root}, nil)
-			over := n*tree.MaxFileSize > MaxRenderInputSize
+			over := n*fsroot.MaxFileSize > MaxRenderInputSize
 			if got := errors.Is(err, ErrInputsTooLarge); got != over {
-				t.Fatalf("%d files of %d bytes: ErrInputsTooLarge %v, want %v (err: %v)", n, tree.MaxFileSize, got, over, err)
+				t.Fatalf("%d files of %d bytes: ErrInputsTooLarge %v, want %v (err: %v)", n, fsroot.MaxFileSize, got, over, err)
 			}
 			if !over {
 				if err == nil {
@@ -110,20 +110,20 @@ func TestLoadHugeFileKeepsItsError(t *testing.T) {
 	}
 	f.Close()
 	_, err = loadIn(root, []string{root}, nil)
-	if !errors.Is(err, tree.ErrTooLarge) || errors.Is(err, ErrInputsTooLarge) {
-		t.Errorf("got %v, want tree.ErrTooLarge for the file alone", err)
+	if !errors.Is(err, fsroot.ErrTooLarge) || errors.Is(err, ErrInputsTooLarge) {
+		t.Errorf("got %v, want fsroot.ErrTooLarge for the file alone", err)
 	}
 }
 
 // TestLoadStdinCountsInBudget: stdin counts with the files.
 func TestLoadStdinCountsInBudget(t *testing.T) {
 	root := t.TempDir()
-	for i := 0; i < MaxRenderInputSize/tree.MaxFileSize; i++ {
+	for i := 0; i < MaxRenderInputSize/fsroot.MaxFileSize; i++ {
 		f, err := os.Create(filepath.Join(root, fmt.Sprintf("f%02d.yaml", i)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := f.Truncate(tree.MaxFileSize); err != nil {
+		if err := f.Truncate(fsroot.MaxFileSize); err != nil {
 			t.Fatal(err)
 		}
 		f.Close()

@@ -8,9 +8,9 @@
 // source that covers a file holding a spec, of any kind of the registry,
 // is an error naming both (generators.ErrSourceCoversSpec): no spec is dropped
 // silently. Folders are walked once each, confined to the root
-// (tree.Root), within MaxFolderDepth and MaxRenderInputSize, skipping
+// (fsroot.Root), within MaxFolderDepth and MaxRenderInputSize, skipping
 // .wavesmithignore entries, hidden entries and rendered trees.
 //
-// The doors (cmd/wavesmith, argocdcmp, functions) call it; the engine
+// The doors (cmd/wavesmith, internal/argocdplugin, functions) call it; the engine
 // (package render) takes the objects it returns.
 package load

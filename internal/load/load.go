@@ -15,9 +15,10 @@ import (
 	"github.com/monochromegane/go-gitignore"
 
 	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
+	"github.com/wavesmith/wavesmith/internal/outtree"
 	"github.com/wavesmith/wavesmith/internal/parallel"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 // DefaultRoot is the root of a render of paths when the door is given
@@ -58,8 +59,8 @@ func DefaultRoot(paths []string, cwd string) string {
 // render's --timeout): walking folders and reading files check it.
 //
 // Nothing is read outside root, through symlinks neither
-// (tree.ErrOutsideRoot); only regular files are read, each of at most
-// tree.MaxFileSize bytes (tree.ErrNotRegular, tree.ErrTooLarge), all of
+// (fsroot.ErrOutsideRoot); only regular files are read, each of at most
+// fsroot.MaxFileSize bytes (fsroot.ErrNotRegular, fsroot.ErrTooLarge), all of
 // them together of at most MaxRenderInputSize bytes (ErrInputsTooLarge,
 // refused before any is read), and decoding stays within manifest's
 // budgets, one of them for all files. A file is kept only while it is
@@ -82,7 +83,7 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 		return nil, ErrNoRoot
 	}
 	k := newKinds(reg)
-	r, err := tree.OpenRoot(root)
+	r, err := fsroot.OpenRoot(root)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +114,7 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 			return nil, &manifest.Error{File: p, Err: err}
 		}
 		if rec := RenderedTree(r, p); rec != "" {
-			return nil, &manifest.Error{File: p, Err: fmt.Errorf("%w: it lies in the tree marked by %s; render the specs the tree came from", tree.ErrRenderedTree, rec)}
+			return nil, &manifest.Error{File: p, Err: fmt.Errorf("%w: it lies in the tree marked by %s; render the specs the tree came from", outtree.ErrRenderedTree, rec)}
 		}
 		if !fi.IsDir() {
 			add(input{path: p, size: fi.Size(), key: resolved(p)})
@@ -134,12 +135,12 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 	var stdinData []byte
 	for i, in := range inputs {
 		if in.path == "-" {
-			b, err := io.ReadAll(io.LimitReader(stdin, tree.MaxFileSize+1))
+			b, err := io.ReadAll(io.LimitReader(stdin, fsroot.MaxFileSize+1))
 			if err != nil {
 				return nil, &manifest.Error{File: "-", Err: err}
 			}
-			if len(b) > tree.MaxFileSize {
-				return nil, &manifest.Error{File: "-", Err: fmt.Errorf("%w: more than %d bytes", tree.ErrTooLarge, tree.MaxFileSize)}
+			if len(b) > fsroot.MaxFileSize {
+				return nil, &manifest.Error{File: "-", Err: fmt.Errorf("%w: more than %d bytes", fsroot.ErrTooLarge, fsroot.MaxFileSize)}
 			}
 			stdinData = b
 			inputs[i].size = int64(len(b))
@@ -152,7 +153,7 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 	// spec's source, the spec's).
 	var total int64
 	for i, in := range inputs {
-		if in.size > tree.MaxFileSize {
+		if in.size > fsroot.MaxFileSize {
 			inputs[i].size = 0
 			continue
 		}
@@ -223,7 +224,7 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 }
 
 // MaxRenderInputSize bounds the bytes of all the files one render reads
-// as inputs, stdin included. Each file may hold tree.MaxFileSize bytes, so
+// as inputs, stdin included. Each file may hold fsroot.MaxFileSize bytes, so
 // without a total a folder of many files just under that cap (comments
 // decode to nothing) would have a render read and parse gigabytes: 40
 // files of 15 MiB took 1.3 GB. 256 MiB is far beyond the inputs of any
@@ -390,7 +391,7 @@ func (k kinds) sources(docs [][]*manifest.Object, root string) sources {
 // files; then the top-level files of chart folders, which Inputs reads
 // when they hold a spec.
 func Files(root, dir string) ([]string, error) {
-	r, err := tree.OpenRoot(root)
+	r, err := fsroot.OpenRoot(root)
 	if err != nil {
 		return nil, err
 	}
@@ -412,13 +413,13 @@ const IgnoreFile = ".wavesmithignore"
 // RenderedTree returns the record file (relative to the root) of the
 // rendered tree that path lies in (path itself or a folder above it, up to
 // the root), or "".
-func RenderedTree(r *tree.Root, path string) string {
+func RenderedTree(r *fsroot.Root, path string) string {
 	rel, err := r.Rel(path)
 	if err != nil {
 		return ""
 	}
 	for d := filepath.Clean(rel); ; d = filepath.Dir(d) {
-		rec := filepath.Join(d, tree.RecordFile)
+		rec := filepath.Join(d, outtree.RecordFile)
 		if _, err := r.Lstat(filepath.Join(r.Dir(), rec)); err == nil {
 			return rec
 		}
@@ -434,12 +435,12 @@ func RenderedTree(r *tree.Root, path string) string {
 // one open per level: a deep tree would cost its depth squared).
 type walker struct {
 	ctx context.Context
-	r   *tree.Root
+	r   *fsroot.Root
 	top *os.Root // the root, for symlinks: they may lead anywhere in it
 	err error    // opening top
 }
 
-func newWalker(ctx context.Context, r *tree.Root) *walker {
+func newWalker(ctx context.Context, r *fsroot.Root) *walker {
 	top, err := os.OpenRoot(r.Dir())
 	return &walker{ctx: ctx, r: r, top: top, err: err}
 }
@@ -466,7 +467,7 @@ func (w *walker) open(path string) (*os.Root, error) {
 // walk lists the object files under dir, following symlinks inside the
 // root, refusing loops, special files and folders deeper than
 // MaxFolderDepth, skipping what an IgnoreFile lists and folders that are
-// rendered trees (they hold tree.RecordFile: a render's own output, for
+// rendered trees (they hold outtree.RecordFile: a render's own output, for
 // instance below the folder it rendered). candidates are the top-level
 // files of Helm chart folders below dir: objects only if they hold specs.
 // It gives up when the context ends.
@@ -509,15 +510,15 @@ func (w *walker) walk(dir string) (files, candidates []input, err error) {
 		}
 		for _, e := range entries {
 			switch e.Name() {
-			case tree.RecordFile:
+			case outtree.RecordFile:
 				// A rendered tree: output, not input. An empty record
 				// marks nothing wavesmith wrote, and skipping its folder
 				// would drop its specs silently.
-				rec := filepath.Join(dir, tree.RecordFile)
+				rec := filepath.Join(dir, outtree.RecordFile)
 				if b, err := r.ReadFile(rec); err != nil {
 					return &manifest.Error{File: rec, Err: err}
 				} else if len(bytes.TrimSpace(b)) == 0 {
-					return &manifest.Error{File: rec, Err: fmt.Errorf("%w: it would hide every file below %s from the render; remove it, or render the tree there again", tree.ErrEmptyRecord, dir)}
+					return &manifest.Error{File: rec, Err: fmt.Errorf("%w: it would hide every file below %s from the render; remove it, or render the tree there again", outtree.ErrEmptyRecord, dir)}
 				}
 				return nil
 			case IgnoreFile:
@@ -588,7 +589,7 @@ func (w *walker) walk(dir string) (files, candidates []input, err error) {
 				continue
 			}
 			if !mode.IsRegular() {
-				return &manifest.Error{File: p, Err: fmt.Errorf("%w: it is not a file to read", tree.ErrNotRegular)}
+				return &manifest.Error{File: p, Err: fmt.Errorf("%w: it is not a file to read", fsroot.ErrNotRegular)}
 			}
 			key := filepath.Join(real, name)
 			if fi != nil {

@@ -16,8 +16,8 @@ import (
 
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/manifest"
-	"github.com/wavesmith/wavesmith/tree"
 )
 
 func TestLoadSymlinkLoop(t *testing.T) {
@@ -92,28 +92,28 @@ func TestLoadConfined(t *testing.T) {
 			setup: func(t *testing.T, root, outside string) {
 				symlink(t, filepath.Join(outside, "secret.yaml"), filepath.Join(root, "in", "evil.yaml"))
 			},
-			err: tree.ErrOutsideRoot, text: "evil.yaml",
+			err: fsroot.ErrOutsideRoot, text: "evil.yaml",
 		},
 		"RelativeOutside": {
 			reason: "a relative symlink climbing out",
 			setup: func(t *testing.T, root, outside string) {
 				symlink(t, "../../outside/secret.yaml", filepath.Join(root, "in", "evil.yaml"))
 			},
-			err: tree.ErrOutsideRoot, text: "evil.yaml",
+			err: fsroot.ErrOutsideRoot, text: "evil.yaml",
 		},
 		"FolderOutside": {
 			reason: "a folder symlinked outside",
 			setup: func(t *testing.T, root, outside string) {
 				symlink(t, outside, filepath.Join(root, "in", "more"))
 			},
-			err: tree.ErrOutsideRoot, text: "more",
+			err: fsroot.ErrOutsideRoot, text: "more",
 		},
 		"DevZero": {
 			reason: "a symlink to /dev/zero is refused, not read forever",
 			setup: func(t *testing.T, root, _ string) {
 				symlink(t, "/dev/zero", filepath.Join(root, "in", "zero.yaml"))
 			},
-			err: tree.ErrOutsideRoot, text: "zero.yaml",
+			err: fsroot.ErrOutsideRoot, text: "zero.yaml",
 		},
 		"FIFO": {
 			reason: "a FIFO is refused at once",
@@ -122,7 +122,7 @@ func TestLoadConfined(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			err: tree.ErrNotRegular, text: "fifo.yaml",
+			err: fsroot.ErrNotRegular, text: "fifo.yaml",
 		},
 		"FIFOArgument": {
 			reason: "a FIFO given as an argument is refused at once",
@@ -132,7 +132,7 @@ func TestLoadConfined(t *testing.T) {
 				}
 			},
 			args: []string{"in/fifo.yaml"},
-			err:  tree.ErrNotRegular, text: "fifo.yaml",
+			err:  fsroot.ErrNotRegular, text: "fifo.yaml",
 		},
 		"TooLarge": {
 			reason: "a file over the size cap",
@@ -142,16 +142,16 @@ func TestLoadConfined(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer f.Close()
-				if err := f.Truncate(tree.MaxFileSize + 1); err != nil {
+				if err := f.Truncate(fsroot.MaxFileSize + 1); err != nil {
 					t.Fatal(err)
 				}
 			},
-			err: tree.ErrTooLarge, text: "big.yaml",
+			err: fsroot.ErrTooLarge, text: "big.yaml",
 		},
 		"ArgumentOutside": {
 			reason: "a path outside the root",
 			args:   []string{"../outside/secret.yaml"},
-			err:    tree.ErrOutsideRoot, text: "secret.yaml",
+			err:    fsroot.ErrOutsideRoot, text: "secret.yaml",
 		},
 	}
 	for name, tc := range cases {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wavesmith/wavesmith/tree"
+	"github.com/wavesmith/wavesmith/internal/outtree"
 )
 
 // TestLoadEmptyRecord: an empty tree record in an input folder is an
@@ -31,7 +31,7 @@ func TestLoadEmptyRecord(t *testing.T) {
 			for p, s := range map[string]string{
 				filepath.Join(dir, "deploy", "cm.yaml"): "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
 				filepath.Join(prod, "kaoto.yaml"):       "apiVersion: designer.kaoto.io/v1alpha1\nkind: Kaoto\nmetadata: {name: k}\n",
-				filepath.Join(prod, tree.RecordFile):    tc.record,
+				filepath.Join(prod, outtree.RecordFile): tc.record,
 			} {
 				if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 					t.Fatal(err)
@@ -44,7 +44,7 @@ func TestLoadEmptyRecord(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, tree.ErrEmptyRecord) || !strings.Contains(err.Error(), filepath.Join(prod, tree.RecordFile)) {
+			if !errors.Is(err, outtree.ErrEmptyRecord) || !strings.Contains(err.Error(), filepath.Join(prod, outtree.RecordFile)) {
 				t.Fatalf("got %d objects, %v; want ErrEmptyRecord naming the file", len(objs), err)
 			}
 		})

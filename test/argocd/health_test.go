@@ -79,9 +79,9 @@ spec: {source: {kustomization: {path: ../kustomizations/shop}}}
 `
 
 // fixtureDir holds Kaoto and Component objects whose status wavesmith-status
-// computed (status/fixtures_test.go writes them with its real status
-// functions: go test -run TestHealthFixtures -update ./status/).
-var fixtureDir = filepath.Join(repoRoot, "status", "testdata", "health")
+// computed (internal/status/fixtures_test.go writes them with its real status
+// functions: go test -run TestHealthFixtures -update ./internal/status/).
+var fixtureDir = filepath.Join(repoRoot, "internal", "status", "testdata", "health")
 
 // TestHealthFixtures runs the Lua checks on every status wavesmith-status
 // writes. The health each must give is Argo CD's meaning, stated here:
@@ -89,7 +89,7 @@ var fixtureDir = filepath.Join(repoRoot, "status", "testdata", "health")
 // while the status is behind the spec or children come up (Reconciling);
 // Degraded on a failure (Stalled), with the controller's message, so that
 // a sync wave or an Application stops waiting at once. A changed reason or
-// message in status/ breaks this test; a fixture without an expectation,
+// message in internal/status/ breaks this test; a fixture without an expectation,
 // or an expectation without a fixture, too.
 func TestHealthFixtures(t *testing.T) {
 	overrides := resourceOverrides(t)
@@ -121,7 +121,7 @@ func TestHealthFixtures(t *testing.T) {
 	}
 	entries, err := os.ReadDir(fixtureDir)
 	if err != nil {
-		t.Fatalf("%v: run go test -run TestHealthFixtures -update ./status/ in the repository root", err)
+		t.Fatalf("%v: run go test -run TestHealthFixtures -update ./internal/status/ in the repository root", err)
 	}
 	seen := map[string]bool{}
 	for _, e := range entries {

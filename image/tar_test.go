@@ -1,8 +1,0 @@
-package image
-
-import (
-	"archive/tar"
-	"io"
-)
-
-func tarReader(r io.Reader) *tar.Reader { return tar.NewReader(r) }

@@ -1,0 +1,10 @@
+// Package fsroot reads the inputs of a render below a root folder (the
+// repository, or under Argo CD the checkout) and never outside it:
+// through symlinks neither, regular files only, each under a size cap
+// (MaxFileSize).
+//
+// Root is the one boundary every door reads through; Confine checks a
+// path that need not exist yet (an output folder), MkdirAll makes one
+// inside the root only. ReadRegular and CheckRegular are the file rules
+// the output tree (package outtree) reads by too.
+package fsroot

@@ -1,0 +1,15 @@
+package fsroot
+
+import "errors"
+
+// Sentinel errors, checked with errors.Is.
+var (
+	// ErrOutsideRoot: a path leaves the root folder, lexically or through
+	// a symlink.
+	ErrOutsideRoot = errors.New("path leaves the repository root")
+	// ErrNotRegular: a file to read is not a regular file (a FIFO, a
+	// device, a socket), or a tree holds a symlink.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrTooLarge: a file is larger than MaxFileSize.
+	ErrTooLarge = errors.New("file too large")
+)

@@ -1,0 +1,71 @@
+package fsroot
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// MaxFileSize is the largest file wavesmith reads: an input, a values
+// file, a file of a chart or of a tree.
+const MaxFileSize = 16 << 20
+
+// ReadRegular reads the regular file name below root, at most
+// MaxFileSize bytes. The open does not block (O_NONBLOCK), so a FIFO is
+// refused at once rather than waited on; devices, sockets and FIFOs are
+// ErrNotRegular.
+func ReadRegular(root *os.Root, name string) ([]byte, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckRegular(fi); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxFileSize {
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxFileSize)
+	}
+	return b, nil
+}
+
+// CheckRegular refuses what is not a regular file of at most MaxFileSize
+// bytes.
+func CheckRegular(fi fs.FileInfo) error {
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%w: it is a %s", ErrNotRegular, ModeName(fi.Mode()))
+	}
+	if fi.Size() > MaxFileSize {
+		return fmt.Errorf("%w: %d bytes, more than %d", ErrTooLarge, fi.Size(), MaxFileSize)
+	}
+	return nil
+}
+
+// ModeName names a file mode for errors: "named pipe (FIFO)", "socket"...
+func ModeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m.IsDir():
+		return "folder"
+	}
+	return "special file"
+}

@@ -1,0 +1,165 @@
+package fsroot
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// boundary lays out root/ (the anchor) and outside/ beside it.
+func boundary(t *testing.T) (root, outside string) {
+	t.Helper()
+	base := t.TempDir()
+	root, outside = filepath.Join(base, "root"), filepath.Join(base, "outside")
+	for _, d := range []string{root, outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, outside
+}
+
+// hostileDir builds a folder with every kind of entry an attacker can
+// commit or plant next to regular files.
+func hostileDir(t *testing.T) (root, outside string) {
+	t.Helper()
+	base := t.TempDir()
+	root = filepath.Join(base, "repo")
+	outside = filepath.Join(base, "secret.yaml")
+	mustWrite(t, outside, "apiVersion: v1\nkind: Secret\n")
+	mustWrite(t, filepath.Join(root, "ok.yaml"), "ok\n")
+	mustWrite(t, filepath.Join(root, "sub", "inner.yaml"), "inner\n")
+	links := map[string]string{
+		"evil.yaml":     outside,                        // absolute, outside
+		"evil-rel.yaml": "../secret.yaml",               // relative, outside
+		"zero.yaml":     "/dev/zero",                    // a device
+		"inside.yaml":   "sub/inner.yaml",               // relative, inside: fine
+		"abs-in.yaml":   filepath.Join(root, "ok.yaml"), // absolute, inside: os.Root refuses
+		"up":            "..",                           // a folder outside
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big, err := os.Create(filepath.Join(root, "big.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Truncate(MaxFileSize + 1); err != nil { // sparse
+		t.Fatal(err)
+	}
+	big.Close()
+	return root, outside
+}
+
+// inTime fails the test when fn blocks (a FIFO read forever).
+func inTime(t *testing.T, what string, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); fn() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s blocked", what)
+	}
+}
+
+func mustWrite(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestConfine(t *testing.T) {
+	root, outside := boundary(t)
+	if err := os.Symlink(outside, filepath.Join(root, "out-link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../outside", filepath.Join(root, "rel-link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(root, "in"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for _, tc := range []struct {
+		path string
+		ok   bool
+	}{
+		{filepath.Join(root, "in", "new", "deeper"), true},
+		{filepath.Join(root, "missing"), true},
+		{root, true},
+		{filepath.Join(root, ".."), false},
+		{filepath.Join(root, "..", "outside", "x"), false},
+		{outside, false},
+		{filepath.Join(root, "out-link", "tree"), false},
+		{filepath.Join(root, "rel-link", "tree"), false},
+		{filepath.Join(root, "rel-link"), false},
+	} {
+		err := r.Confine(tc.path)
+		if tc.ok != (err == nil) || !tc.ok && !errors.Is(err, ErrOutsideRoot) {
+			t.Errorf("Confine(%s) = %v, want ok %v", tc.path, err, tc.ok)
+		}
+	}
+}
+
+func TestRootReadFile(t *testing.T) {
+	root, _ := hostileDir(t)
+	r, err := OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	cases := map[string]struct {
+		reason string
+		path   string
+		want   string
+		err    error
+	}{
+		"Regular":        {reason: "a regular file", path: "ok.yaml", want: "ok\n"},
+		"InsideLink":     {reason: "a relative symlink staying inside", path: "inside.yaml", want: "inner\n"},
+		"Nested":         {reason: "a file in a folder", path: "sub/inner.yaml", want: "inner\n"},
+		"DotDotInside":   {reason: "a path climbing back in", path: "sub/../ok.yaml", want: "ok\n"},
+		"AbsoluteOut":    {reason: "an absolute symlink outside", path: "evil.yaml", err: ErrOutsideRoot},
+		"RelativeOut":    {reason: "a relative symlink outside", path: "evil-rel.yaml", err: ErrOutsideRoot},
+		"Device":         {reason: "a symlink to /dev/zero", path: "zero.yaml", err: ErrOutsideRoot},
+		"AbsoluteInside": {reason: "an absolute symlink inside (refused: not portable)", path: "abs-in.yaml", err: ErrOutsideRoot},
+		"FolderOut":      {reason: "through a symlinked folder outside", path: "up/secret.yaml", err: ErrOutsideRoot},
+		"LexicallyOut":   {reason: "a path outside the root", path: "../secret.yaml", err: ErrOutsideRoot},
+		"FIFO":           {reason: "a FIFO is refused at once", path: "fifo.yaml", err: ErrNotRegular},
+		"TooLarge":       {reason: "a file over the cap", path: "big.yaml", err: ErrTooLarge},
+		"Folder":         {reason: "a folder is not a file", path: "sub", err: ErrNotRegular},
+		"Missing":        {reason: "a missing file", path: "nope.yaml", err: fs.ErrNotExist},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got []byte
+			var err error
+			inTime(t, tc.path, func() { got, err = r.ReadFile(filepath.Join(root, tc.path)) })
+			if !errors.Is(err, tc.err) {
+				t.Fatalf("%s: want %v, got %v", tc.reason, tc.err, err)
+			}
+			if diff := cmp.Diff(tc.want, string(got)); diff != "" {
+				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,17 @@
+// Package outtree writes and reads the GitOps trees a render produces
+// (the output tree), without trusting their content: names come from
+// objects, a committed tree from a pull request.
+//
+// Write puts a tree in place whole (built aside, then swapped in with one
+// atomic exchange) under a lock, through an os.Root so that no path
+// leaves the folder. Read and OpenFS read a tree back. RecordFile marks a
+// folder as a rendered tree (never input again); Header starts its
+// kustomization.yaml files.
+//
+// WriteIn confines the output folder's parents to an anchor (the render's
+// root, through fsroot) and makes them there only; the lock file is
+// opened with O_NOFOLLOW (a symlink is refused, never followed); a
+// cancelled context (SIGINT, SIGTERM) removes the temporary folder and
+// the lock. ReadLocked reads a tree under the same lock, so check never
+// reads a tree being swapped.
+package outtree

@@ -1,0 +1,343 @@
+package outtree
+
+import (
+	"github.com/wavesmith/wavesmith/internal/fsroot"
+
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+
+	"golang.org/x/sys/unix"
+)
+
+// A tree holds tens of thousands of small files: its reads and writes are
+// bound by system calls, not bytes. os.File costs several calls per file
+// on Linux (fcntl to learn the blocking mode, epoll_ctl to try the
+// poller), and os.Root opens every folder of a path again. Here each file
+// is one openat below its folder's descriptor (O_NOFOLLOW: a symlink is
+// refused, never followed), fstat, read or write, close; each folder is
+// opened once, by name below its parent (O_NOFOLLOW|O_DIRECTORY), so no
+// path leaves the tree, as with os.Root.
+
+const (
+	openDir  = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	openRead = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC
+	openNew  = unix.O_WRONLY | unix.O_CREAT | unix.O_EXCL | unix.O_NOFOLLOW | unix.O_CLOEXEC
+)
+
+// maxTreeDepth bounds how deep Read descends (one descriptor is open per
+// level): far beyond any tree wavesmith writes.
+const maxTreeDepth = 256
+
+// readTree is Read's walk: every regular file below dir, keyed by its
+// slash path; a symlink or special file is fsroot.ErrNotRegular, a file over
+// fsroot.MaxFileSize fsroot.ErrTooLarge, each naming the file.
+func readTree(dir string) (map[string][]byte, error) {
+	fd, err := unix.Open(dir, openDir, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
+	}
+	r := treeReader{dir: dir, files: map[string][]byte{}}
+	err = r.folder(fd, "", 0)
+	unix.Close(fd)
+	if err != nil {
+		return nil, err
+	}
+	return r.files, nil
+}
+
+type treeReader struct {
+	dir   string
+	files map[string][]byte
+	buf   []byte
+}
+
+// folder reads the folder open as fd, whose slash path is rel ("" for the
+// top), in name order, so that the first error is always the same.
+func (r *treeReader) folder(fd int, rel string, depth int) error {
+	if depth > maxTreeDepth {
+		return fmt.Errorf("%s: %w: folders nest more than %d deep", filepath.Join(r.dir, rel), ErrNotTree, maxTreeDepth)
+	}
+	entries, err := readDirFd(fd)
+	if err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(r.dir, rel), err)
+	}
+	for _, e := range entries {
+		p := path.Join(rel, e.name)
+		if e.typ == unix.DT_UNKNOWN {
+			// A file system that does not fill in d_type: ask.
+			var st unix.Stat_t
+			if err := unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				return &fs.PathError{Op: "stat", Path: filepath.Join(r.dir, p), Err: err}
+			}
+			e.typ = direntType(st.Mode)
+		}
+		switch e.typ {
+		case unix.DT_DIR:
+			sub, err := unix.Openat(fd, e.name, openDir, 0)
+			if err != nil {
+				return r.openError(p, err)
+			}
+			err = r.folder(sub, p, depth+1)
+			unix.Close(sub)
+			if err != nil {
+				return err
+			}
+		case unix.DT_REG:
+			b, err := r.file(fd, e.name)
+			if err != nil {
+				return fmt.Errorf("%s: %w", filepath.Join(r.dir, p), err)
+			}
+			r.files[p] = b
+		default:
+			return fmt.Errorf("%s: %w: it is a %s", filepath.Join(r.dir, p), fsroot.ErrNotRegular, fsroot.ModeName(direntMode(e.typ)))
+		}
+	}
+	return nil
+}
+
+// openError names what an openat of a folder entry met: a symlink planted
+// after the listing is fsroot.ErrNotRegular, as in the listing.
+func (r *treeReader) openError(p string, err error) error {
+	if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+		return fmt.Errorf("%s: %w: it is a %s", filepath.Join(r.dir, p), fsroot.ErrNotRegular, fsroot.ModeName(fs.ModeSymlink))
+	}
+	return &fs.PathError{Op: "open", Path: filepath.Join(r.dir, p), Err: err}
+}
+
+// file reads the regular file name below fd, at most fsroot.MaxFileSize bytes;
+// the open does not block on a FIFO planted after the listing.
+func (r *treeReader) file(fd int, name string) ([]byte, error) {
+	f, err := unix.Openat(fd, name, openRead, 0)
+	if errors.Is(err, unix.ELOOP) {
+		return nil, fmt.Errorf("%w: it is a %s", fsroot.ErrNotRegular, fsroot.ModeName(fs.ModeSymlink))
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(f)
+	var st unix.Stat_t
+	if err := unix.Fstat(f, &st); err != nil {
+		return nil, err
+	}
+	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		return nil, fmt.Errorf("%w: it is a folder", fsroot.ErrNotRegular)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, fmt.Errorf("%w: it is a %s", fsroot.ErrNotRegular, fsroot.ModeName(statMode(st.Mode)))
+	}
+	if st.Size > fsroot.MaxFileSize {
+		return nil, fmt.Errorf("%w: %d bytes, more than %d", fsroot.ErrTooLarge, st.Size, fsroot.MaxFileSize)
+	}
+	// Read one byte past the size fstat gave, to see a file that grew.
+	b := make([]byte, 0, st.Size+1)
+	for {
+		if len(b) == cap(b) {
+			if len(b) > fsroot.MaxFileSize {
+				return nil, fmt.Errorf("%w: more than %d bytes", fsroot.ErrTooLarge, fsroot.MaxFileSize)
+			}
+			b = append(b, 0)[:len(b)]
+		}
+		want := cap(b) - len(b)
+		n, err := unix.Read(f, b[len(b):cap(b)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		b = b[:len(b)+n]
+		// A regular file reads short only at its end: one call per
+		// file, not a second one to see the end.
+		if n < want {
+			break
+		}
+	}
+	if len(b) > fsroot.MaxFileSize {
+		return nil, fmt.Errorf("%w: more than %d bytes", fsroot.ErrTooLarge, fsroot.MaxFileSize)
+	}
+	return b, nil
+}
+
+type dirent struct {
+	name string
+	typ  uint8
+}
+
+// readDirFd lists the folder open as fd (not "." or ".."), sorted by
+// name. fd stays open and its offset is left at the end.
+func readDirFd(fd int) ([]dirent, error) {
+	var out []dirent
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			break
+		}
+		b := buf[:n]
+		for len(b) > 0 {
+			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
+			reclen := int(b[16]) | int(b[17])<<8
+			if reclen < 19 || reclen > len(b) {
+				return nil, fmt.Errorf("getdents: malformed entry")
+			}
+			name := b[19:reclen]
+			for i, c := range name {
+				if c == 0 {
+					name = name[:i]
+					break
+				}
+			}
+			if s := string(name); s != "." && s != ".." {
+				out = append(out, dirent{name: s, typ: b[18]})
+			}
+			b = b[reclen:]
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out, nil
+}
+
+func direntMode(t uint8) fs.FileMode {
+	switch t {
+	case unix.DT_LNK:
+		return fs.ModeSymlink
+	case unix.DT_FIFO:
+		return fs.ModeNamedPipe
+	case unix.DT_SOCK:
+		return fs.ModeSocket
+	case unix.DT_CHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case unix.DT_BLK:
+		return fs.ModeDevice
+	}
+	return fs.ModeIrregular
+}
+
+func direntType(m uint32) uint8 {
+	switch m & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return unix.DT_DIR
+	case unix.S_IFREG:
+		return unix.DT_REG
+	case unix.S_IFLNK:
+		return unix.DT_LNK
+	case unix.S_IFIFO:
+		return unix.DT_FIFO
+	case unix.S_IFSOCK:
+		return unix.DT_SOCK
+	case unix.S_IFCHR:
+		return unix.DT_CHR
+	case unix.S_IFBLK:
+		return unix.DT_BLK
+	}
+	return unix.DT_UNKNOWN
+}
+
+func statMode(m uint32) fs.FileMode {
+	switch m & unix.S_IFMT {
+	case unix.S_IFLNK:
+		return fs.ModeSymlink
+	case unix.S_IFIFO:
+		return fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		return fs.ModeSocket
+	case unix.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		return fs.ModeDevice
+	}
+	return fs.ModeIrregular
+}
+
+// writeFolderFd writes the files names of the folder d ("" for the top)
+// of the new tree open as top: d is opened component by component with
+// O_NOFOLLOW, each file created with O_EXCL below it.
+func writeFolderFd(top int, d string, names []string, files map[string][]byte) error {
+	fd := top
+	prefix := ""
+	if d != "" {
+		var err error
+		if fd, err = openBelow(top, d); err != nil {
+			return err
+		}
+		defer unix.Close(fd)
+		prefix = d + "/"
+	}
+	for _, name := range names {
+		if err := writeNewFd(fd, name, files[prefix+name]); err != nil {
+			return &fs.PathError{Op: "write", Path: prefix + name, Err: err}
+		}
+	}
+	return nil
+}
+
+// openBelow opens the folder at slash path d below the folder fd, one
+// component at a time, never following a symlink.
+func openBelow(fd int, d string) (int, error) {
+	cur := fd
+	for len(d) > 0 {
+		name := d
+		rest := ""
+		for i := 0; i < len(d); i++ {
+			if d[i] == '/' {
+				name, rest = d[:i], d[i+1:]
+				break
+			}
+		}
+		next, err := unix.Openat(cur, name, openDir, 0)
+		if cur != fd {
+			unix.Close(cur)
+		}
+		if err != nil {
+			return -1, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+		cur, d = next, rest
+	}
+	return cur, nil
+}
+
+func writeNewFd(dirfd int, name string, b []byte) error {
+	f, err := unix.Openat(dirfd, name, openNew, 0o644)
+	if err != nil {
+		return err
+	}
+	for len(b) > 0 {
+		n, err := unix.Write(f, b)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			unix.Close(f)
+			return err
+		}
+		b = b[n:]
+	}
+	return unix.Close(f)
+}
+
+// readFiles is Read's walk on Linux.
+func readFiles(dir string) (map[string][]byte, error) { return readTree(dir) }
+
+// folderWriter returns writeFiles' writer of one folder of the new tree
+// at dir, and what closes it.
+func folderWriter(_ *os.Root, dir string) (func(d string, names []string, files map[string][]byte) error, func(), error) {
+	fd, err := unix.Open(dir, openDir, 0)
+	if err != nil {
+		return nil, nil, &os.PathError{Op: "open", Path: dir, Err: err}
+	}
+	write := func(d string, names []string, files map[string][]byte) error {
+		return writeFolderFd(fd, d, names, files)
+	}
+	return write, func() { unix.Close(fd) }, nil
+}

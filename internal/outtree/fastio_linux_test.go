@@ -1,0 +1,85 @@
+package outtree
+
+import (
+	"github.com/wavesmith/wavesmith/internal/fsroot"
+
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestReadWalksAgree: the system-call walk Read uses on Linux and the
+// portable os.Root walk read the same files from a tree, and refuse the
+// same hostile entries with the same error, naming the same file.
+func TestReadWalksAgree(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tree")
+	want := bigTree("v")
+	want["a/b/c/deep.yaml"] = []byte("deep\n")
+	want["empty.yaml"] = nil
+	want["big.yaml"] = make([]byte, 1<<20+3)
+	if err := Write(dir, want); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "empty-folder"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, walk := range map[string]func(string) (map[string][]byte, error){"syscalls": readTree, "os.Root": readPortable} {
+		got, err := walk(dir)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b []byte) bool { return string(a) == string(b) })); diff != "" {
+			t.Errorf("%s: -want +got:\n%s", name, diff)
+		}
+	}
+
+	root, _ := hostileDir(t)
+	for _, name := range []string{"evil.yaml", "evil-rel.yaml", "zero.yaml", "inside.yaml", "abs-in.yaml", "up", "fifo.yaml", "big.yaml"} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "tree")
+			mustWrite(t, filepath.Join(dir, "kustomization.yaml"), Header)
+			mustWrite(t, filepath.Join(dir, "z", "after.yaml"), "after\n")
+			if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			src := filepath.Join(root, name)
+			if fi, _ := os.Lstat(src); fi.Mode()&os.ModeSymlink != 0 {
+				target, _ := os.Readlink(src)
+				if err := os.Symlink(target, filepath.Join(dir, "sub", name)); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.Rename(src, filepath.Join(dir, "sub", name)); err != nil {
+				t.Fatal(err)
+			}
+			var fast, portable error
+			inTime(t, name, func() { _, fast = readTree(dir) })
+			inTime(t, name, func() { _, portable = readPortable(dir) })
+			for _, sentinel := range []error{fsroot.ErrNotRegular, fsroot.ErrTooLarge} {
+				if errors.Is(fast, sentinel) != errors.Is(portable, sentinel) {
+					t.Errorf("syscalls: %v\nos.Root: %v", fast, portable)
+				}
+			}
+			if fast == nil || fast.Error() != portable.Error() {
+				t.Errorf("the walks name it differently:\nsyscalls: %v\nos.Root:  %v", fast, portable)
+			}
+		})
+	}
+}
+
+// TestReadTooDeep: a committed tree nested past maxTreeDepth is refused,
+// not walked with a descriptor per level until the process runs out.
+func TestReadTooDeep(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tree")
+	p := dir
+	for i := 0; i <= maxTreeDepth+1; i++ {
+		p = filepath.Join(p, fmt.Sprint(i%10))
+	}
+	mustWrite(t, filepath.Join(p, "f.yaml"), "x\n")
+	if _, err := Read(dir); !errors.Is(err, ErrNotTree) {
+		t.Fatalf("want ErrNotTree, got %v", err)
+	}
+}

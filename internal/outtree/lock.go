@@ -1,0 +1,99 @@
+package outtree
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// errNoExchange: the platform cannot swap two folders atomically.
+var errNoExchange = errors.New("atomic exchange not supported")
+
+// errBusy: another process holds the lock.
+var errBusy = errors.New("lock held")
+
+// lockName is the lock file of the tree base in its parent folder.
+func lockName(base string) string { return "." + base + ".lock" }
+
+// lock takes the lock of the tree base in parent: an exclusive flock on
+// .<base>.lock, holding the holder's pid. The lock dies with its process;
+// release removes the file, so none is left behind to commit. A file
+// removed by its previous holder between our open and our flock is no
+// lock: we take it again on the new file. A lock file that is a symbolic
+// link is refused, never followed (a dangling one would make us create a
+// file at its target).
+// With wait, a held lock is waited for until ctx ends instead of failing
+// with ErrLocked at once.
+func lock(ctx context.Context, parent, base string, wait bool) (release func() error, err error) {
+	p := filepath.Join(parent, lockName(base))
+	dir := filepath.Join(parent, base)
+	for attempt := 0; ; attempt++ {
+		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("%w: the lock file %s is a symbolic link: remove it (wavesmith never follows one)", ErrWrite, p)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: lock %s: %w", ErrWrite, p, err)
+		}
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+			f.Close()
+			return nil, fmt.Errorf("%w: the lock file %s is not a regular file: remove it", ErrWrite, p)
+		}
+		err = tryLock(f)
+		for wait && errors.Is(err, errBusy) {
+			t := time.NewTimer(20 * time.Millisecond)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				f.Close()
+				return nil, fmt.Errorf("%w: waiting for %s (lock file %s): %w", ErrLocked, dir, p, ctx.Err())
+			case <-t.C:
+			}
+			err = tryLock(f)
+		}
+		if err != nil {
+			holder := "another process"
+			if errors.Is(err, errBusy) {
+				if b, _ := io.ReadAll(io.LimitReader(f, 100)); len(strings.TrimSpace(string(b))) > 0 {
+					holder = strings.TrimSpace(string(b))
+				}
+				f.Close()
+				return nil, fmt.Errorf("%w: %s is being written by %s (lock file %s); try again when it ends", ErrLocked, dir, holder, p)
+			}
+			f.Close()
+			return nil, fmt.Errorf("%w: lock %s: %v", ErrWrite, p, err)
+		}
+		held, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("%w: lock %s: %v", ErrWrite, p, err)
+		}
+		now, err := os.Lstat(p)
+		if err != nil || !os.SameFile(held, now) {
+			f.Close()
+			if attempt < 100 {
+				continue
+			}
+			return nil, fmt.Errorf("%w: lock %s keeps being replaced", ErrLocked, p)
+		}
+		if err := f.Truncate(0); err == nil {
+			_, _ = f.WriteAt([]byte(fmt.Sprintf("wavesmith render, pid %d\n", os.Getpid())), 0)
+		}
+		return func() error {
+			rerr := os.Remove(p)
+			if cerr := f.Close(); rerr == nil {
+				rerr = cerr
+			}
+			if rerr != nil {
+				return fmt.Errorf("releasing the lock %s: %w", p, rerr)
+			}
+			return nil
+		}, nil
+	}
+}

@@ -1,0 +1,164 @@
+package outtree
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
+)
+
+// hostileDir builds a folder with every kind of entry an attacker can
+// commit or plant next to regular files.
+func hostileDir(t *testing.T) (root, outside string) {
+	t.Helper()
+	base := t.TempDir()
+	root = filepath.Join(base, "repo")
+	outside = filepath.Join(base, "secret.yaml")
+	mustWrite(t, outside, "apiVersion: v1\nkind: Secret\n")
+	mustWrite(t, filepath.Join(root, "ok.yaml"), "ok\n")
+	mustWrite(t, filepath.Join(root, "sub", "inner.yaml"), "inner\n")
+	links := map[string]string{
+		"evil.yaml":     outside,                        // absolute, outside
+		"evil-rel.yaml": "../secret.yaml",               // relative, outside
+		"zero.yaml":     "/dev/zero",                    // a device
+		"inside.yaml":   "sub/inner.yaml",               // relative, inside: fine
+		"abs-in.yaml":   filepath.Join(root, "ok.yaml"), // absolute, inside: os.Root refuses
+		"up":            "..",                           // a folder outside
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big, err := os.Create(filepath.Join(root, "big.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Truncate(fsroot.MaxFileSize + 1); err != nil { // sparse
+		t.Fatal(err)
+	}
+	big.Close()
+	return root, outside
+}
+
+// inTime fails the test when fn blocks (a FIFO read forever).
+func inTime(t *testing.T, what string, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); fn() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s blocked", what)
+	}
+}
+
+func TestOpenFS(t *testing.T) {
+	root, _ := hostileDir(t)
+	fsys, err := OpenFS(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	cases := map[string]struct {
+		reason string
+		path   string
+		want   string
+		err    error
+	}{
+		"Regular":  {reason: "a regular file", path: "ok.yaml", want: "ok\n"},
+		"Inside":   {reason: "a relative symlink inside", path: "inside.yaml", want: "inner\n"},
+		"Outside":  {reason: "a symlink outside (os.Root's refusal)", path: "evil-rel.yaml", err: fsroot.ErrOutsideRoot},
+		"Device":   {reason: "/dev/zero", path: "zero.yaml", err: fsroot.ErrOutsideRoot},
+		"FIFO":     {reason: "a FIFO", path: "fifo.yaml", err: fsroot.ErrNotRegular},
+		"TooLarge": {reason: "over the cap", path: "big.yaml", err: fsroot.ErrTooLarge},
+		"Invalid":  {reason: "not an fs path", path: "../x", err: fs.ErrInvalid},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			for _, how := range []string{"ReadFile", "Open"} {
+				var got []byte
+				var err error
+				inTime(t, tc.path, func() {
+					if how == "ReadFile" {
+						got, err = fsys.ReadFile(tc.path)
+						return
+					}
+					var f fs.File
+					if f, err = fsys.Open(tc.path); err == nil {
+						defer f.Close()
+						buf := make([]byte, 64)
+						n, _ := f.Read(buf)
+						got = buf[:n]
+					}
+				})
+				if tc.want != "" {
+					if err != nil || string(got) != tc.want {
+						t.Errorf("%s (%s): got %q, %v", tc.reason, how, got, err)
+					}
+					continue
+				}
+				if err == nil || (tc.err != nil && !errors.Is(err, tc.err)) {
+					t.Errorf("%s (%s): want an error (%v), got %v", tc.reason, how, tc.err, err)
+				}
+			}
+		})
+	}
+	// fs.Glob and fs.ReadDir work (the Flux handoff reads the previous
+	// tree with them).
+	if got, err := fs.Glob(fsys, "sub/*.yaml"); err != nil || !cmp.Equal([]string{"sub/inner.yaml"}, got) {
+		t.Errorf("Glob: %v, %v", got, err)
+	}
+}
+
+func TestOpenFSRefusesSymlinkedTree(t *testing.T) {
+	base := t.TempDir()
+	mustWrite(t, filepath.Join(base, "elsewhere", "kustomization.yaml"), Header)
+	if err := os.Symlink("elsewhere", filepath.Join(base, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenFS(filepath.Join(base, "out")); !errors.Is(err, fsroot.ErrNotRegular) {
+		t.Errorf("want fsroot.ErrNotRegular, got %v", err)
+	}
+	if _, err := Read(filepath.Join(base, "out")); !errors.Is(err, fsroot.ErrNotRegular) {
+		t.Errorf("Read: want fsroot.ErrNotRegular, got %v", err)
+	}
+	if _, err := OpenFS(filepath.Join(base, "missing")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing tree: want fs.ErrNotExist, got %v", err)
+	}
+}
+
+// TestReadRefusesLinks: check compares a committed tree; a symlink in it
+// (to a secret) must not be followed and shown in the diff.
+func TestReadRefusesLinks(t *testing.T) {
+	root, _ := hostileDir(t)
+	for _, name := range []string{"evil.yaml", "inside.yaml", "fifo.yaml", "big.yaml"} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "tree")
+			mustWrite(t, filepath.Join(dir, "kustomization.yaml"), Header)
+			src := filepath.Join(root, name)
+			if fi, _ := os.Lstat(src); fi.Mode()&os.ModeSymlink != 0 {
+				target, _ := os.Readlink(src)
+				if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+					t.Fatal(err)
+				}
+			} else if err := os.Rename(src, filepath.Join(dir, name)); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			inTime(t, name, func() { _, err = Read(dir) })
+			if !errors.Is(err, fsroot.ErrNotRegular) && !errors.Is(err, fsroot.ErrTooLarge) {
+				t.Errorf("want fsroot.ErrNotRegular or fsroot.ErrTooLarge, got %v", err)
+			}
+		})
+	}
+}

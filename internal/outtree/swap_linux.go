@@ -1,0 +1,18 @@
+package outtree
+
+import (
+	"errors"
+
+	"golang.org/x/sys/unix"
+)
+
+// exchange swaps the folders a and b atomically (renameat2 with
+// RENAME_EXCHANGE). It returns errNoExchange where the kernel or the file
+// system does not support it.
+func exchange(a, b string) error {
+	err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
+	if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EINVAL) {
+		return errNoExchange
+	}
+	return err
+}

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package outtree
+
+// exchange is not available: Write falls back to two renames.
+func exchange(a, b string) error { return errNoExchange }

@@ -1,0 +1,396 @@
+package outtree
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	return names
+}
+
+func TestWriteSwapsWhole(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	first := map[string][]byte{"kustomization.yaml": []byte(Header + "x\n"), "a/old.yaml": []byte("old\n")}
+	if err := Write(dir, first); err != nil {
+		t.Fatal(err)
+	}
+	second := map[string][]byte{"kustomization.yaml": []byte(Header + "y\n"), "b/new.yaml": []byte("new\n")}
+	if err := Write(dir, second); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(second, got); diff != "" {
+		t.Errorf("files that no longer belong must disappear: -want +got:\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"out"}, entries(t, filepath.Dir(dir))); diff != "" {
+		t.Errorf("temporary folders or the lock left behind: -want +got:\n%s", diff)
+	}
+}
+
+func TestWriteRefusesForeignFolder(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		setup  func(t *testing.T, dir string)
+	}{
+		"NotATree": {"a folder with files and no wavesmith kustomization.yaml", func(t *testing.T, dir string) {
+			mustWrite(t, filepath.Join(dir, "precious.txt"), "keep")
+		}},
+		"ForeignKustomization": {"a kustomization.yaml without the header", func(t *testing.T, dir string) {
+			mustWrite(t, filepath.Join(dir, "kustomization.yaml"), "resources: []\n")
+		}},
+		"Symlink": {"dir is a symlink to a tree: writing would replace the link, reading would follow it", func(t *testing.T, dir string) {
+			target := dir + "-target"
+			mustWrite(t, filepath.Join(target, "kustomization.yaml"), Header)
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, dir); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		"File": {"dir is a file", func(t *testing.T, dir string) {
+			if err := os.RemoveAll(dir); err != nil {
+				t.Fatal(err)
+			}
+			mustWrite(t, dir, "x")
+		}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			tc.setup(t, dir)
+			before := snapshot(t, filepath.Dir(dir))
+			err := Write(dir, map[string][]byte{"kustomization.yaml": []byte(Header)})
+			if !errors.Is(err, ErrNotTree) {
+				t.Fatalf("%s: want ErrNotTree, got %v", tc.reason, err)
+			}
+			if diff := cmp.Diff(before, snapshot(t, filepath.Dir(dir))); diff != "" {
+				t.Errorf("%s: something was touched: -before +after:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// snapshot lists every path below dir (not following symlinks) with the
+// content of regular files.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		switch {
+		case d.Type()&os.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			out[rel] = "-> " + target
+		case d.Type().IsRegular():
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			out[rel] = string(b)
+		default:
+			out[rel] = "/"
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func mustWrite(t *testing.T, p, s string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWriteFailureKeepsOldTree(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	old := map[string][]byte{"kustomization.yaml": []byte(Header + "old\n")}
+	if err := Write(dir, old); err != nil {
+		t.Fatal(err)
+	}
+	// A path that cannot be written: a file where a folder must go.
+	bad := map[string][]byte{"kustomization.yaml": []byte(Header), "a": []byte("x"), "a/b.yaml": []byte("y")}
+	if err := Write(dir, bad); !errors.Is(err, ErrPath) {
+		t.Fatalf("want ErrPath, got %v", err)
+	}
+	got, _ := Read(dir)
+	if diff := cmp.Diff(old, got); diff != "" {
+		t.Errorf("a failed write changed the old tree: -want +got:\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"out"}, entries(t, filepath.Dir(dir))); diff != "" {
+		t.Errorf("leftovers: -want +got:\n%s", diff)
+	}
+}
+
+// TestWritePaths: a tree path is checked before anything is written; no
+// path may leave the tree, whatever object data it came from.
+func TestWritePaths(t *testing.T) {
+	long := strings.Repeat("a", MaxSegment+1)
+	cases := map[string]struct {
+		reason string
+		path   string
+		second string
+	}{
+		"DotDot":        {reason: "a name that climbs out", path: "../../../../x/pwned.yaml"},
+		"DotDotInside":  {reason: "a path that climbs out and back", path: "a/../../out/x.yaml"},
+		"Absolute":      {reason: "an absolute path", path: "/tmp/pwned.yaml"},
+		"Dot":           {reason: "a '.' segment", path: "a/./b.yaml"},
+		"Empty":         {reason: "an empty segment", path: "a//b.yaml"},
+		"Trailing":      {reason: "a trailing slash", path: "a/"},
+		"Backslash":     {reason: "a backslash (a separator elsewhere)", path: `a\..\..\x.yaml`},
+		"NUL":           {reason: "a NUL byte", path: "a\x00.yaml"},
+		"NotUTF8":       {reason: "invalid UTF-8", path: "a\xff.yaml"},
+		"LongSegment":   {reason: "a segment longer than a file name may be", path: "a/" + long + ".yaml"},
+		"Root":          {reason: "the tree itself", path: "."},
+		"CaseOnly":      {reason: "two paths that are one file on case-insensitive file systems", path: "a/X.yaml", second: "a/x.yaml"},
+		"FileAndFolder": {reason: "a file where a folder must go", path: "a", second: "a/b.yaml"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			parent := t.TempDir()
+			dir := filepath.Join(parent, "out")
+			files := map[string][]byte{"kustomization.yaml": []byte(Header), tc.path: []byte("x")}
+			if tc.second != "" {
+				files[tc.second] = []byte("y")
+			}
+			if err := Write(dir, files); !errors.Is(err, ErrPath) {
+				t.Fatalf("%s: want ErrPath, got %v", tc.reason, err)
+			}
+			if got := entries(t, parent); len(got) != 0 {
+				t.Errorf("%s: wrote %v", tc.reason, got)
+			}
+		})
+	}
+}
+
+// TestWriteRemovesStale: the temporary folders of renders killed midway
+// (and only those of this tree) disappear with the next render.
+func TestWriteRemovesStale(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "out")
+	if err := Write(dir, map[string][]byte{"kustomization.yaml": []byte(Header + "old\n")}); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{".out.new-123", ".out.new-9.old", ".other.new-1", ".out.new-x", "out.new-5", ".out.new-7"} {
+		mustWrite(t, filepath.Join(parent, d, "f"), "x")
+	}
+	if err := Write(dir, map[string][]byte{"kustomization.yaml": []byte(Header + "new\n")}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{".other.new-1", ".out.new-x", "out", "out.new-5"}
+	if diff := cmp.Diff(want, entries(t, parent)); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+}
+
+// TestWriteRestoresFallbackOld: a render that fell back to two renames and
+// was killed between them left no tree and the previous one at
+// <tmp>.old: the next render puts it back before anything else (so that
+// the Flux handoffs see it), then replaces it.
+func TestWriteRestoresFallbackOld(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "out")
+	mustWrite(t, filepath.Join(parent, ".out.new-42.old", "kustomization.yaml"), Header+"previous\n")
+	mustWrite(t, filepath.Join(parent, ".out.new-43", "kustomization.yaml"), Header+"half-written\n")
+	if errs := removeStale(parent, "out"); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	got, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(map[string][]byte{"kustomization.yaml": []byte(Header + "previous\n")}, got); diff != "" {
+		t.Errorf("the previous tree was not restored: -want +got:\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"out"}, entries(t, parent)); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+}
+
+// TestWriteLocked: a render finding the tree locked fails at once, naming
+// the holder; once the holder is gone the lock is free and no lock file
+// stays behind.
+func TestWriteLocked(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "out")
+	release, err := lock(context.Background(), parent, "out", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Write(dir, map[string][]byte{"kustomization.yaml": []byte(Header)})
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("want ErrLocked, got %v", err)
+	}
+	if want := fmt.Sprintf("pid %d", os.Getpid()); !strings.Contains(err.Error(), want) {
+		t.Errorf("the error does not name the holder (%s): %v", want, err)
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(dir, map[string][]byte{"kustomization.yaml": []byte(Header)}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"out"}, entries(t, parent)); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+	// A lock file left by a killed holder does not block.
+	mustWrite(t, filepath.Join(parent, lockName("out")), "wavesmith render, pid 1\n")
+	if err := Write(dir, map[string][]byte{"kustomization.yaml": []byte(Header + "2\n")}); err != nil {
+		t.Fatalf("a stale lock file blocked the render: %v", err)
+	}
+	if diff := cmp.Diff([]string{"out"}, entries(t, parent)); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+}
+
+// TestWriteConcurrent: renders into one folder at once either write a
+// whole tree or fail with ErrLocked; the result is one of the trees.
+func TestWriteConcurrent(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "out")
+	const n = 16
+	trees := make([]map[string][]byte, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		trees[i] = map[string][]byte{"kustomization.yaml": []byte(Header + strconv.Itoa(i) + "\n")}
+		for j := range 50 {
+			trees[i][fmt.Sprintf("d%d/f%d.yaml", j%5, j)] = []byte(strconv.Itoa(i))
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = Write(dir, trees[i])
+		}()
+	}
+	wg.Wait()
+	ok := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case !errors.Is(err, ErrLocked):
+			t.Errorf("render %d: want success or ErrLocked, got %v", i, err)
+		}
+	}
+	if ok == 0 {
+		t.Fatal("no render succeeded")
+	}
+	got, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, want := range trees {
+		found = found || cmp.Equal(want, got)
+	}
+	if !found {
+		t.Errorf("the tree is none of the rendered ones: %v", got["kustomization.yaml"])
+	}
+	if diff := cmp.Diff([]string{"out"}, entries(t, parent)); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+}
+
+// TestWriteKilled kills a process writing a tree at random moments: the
+// folder always holds a whole tree (the previous or the new one), and
+// the next render leaves nothing else behind.
+func TestWriteKilled(t *testing.T) {
+	if os.Getenv("TREE_TEST_WRITER") != "" {
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "out")
+	if err := Write(dir, bigTree("0")); err != nil {
+		t.Fatal(err)
+	}
+	const kills = 20
+	for i := 1; i <= kills; i++ {
+		cmd := exec.Command(exe, "-test.run=^TestWriteKilledHelper$")
+		cmd.Env = append(os.Environ(), "TREE_TEST_WRITER="+dir, "TREE_TEST_VERSION="+strconv.Itoa(i))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(i*7%60) * time.Millisecond) // a spread of moments, not synchronisation
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		got, err := Read(dir)
+		if err != nil {
+			t.Fatalf("kill %d: %v", i, err)
+		}
+		v := strings.TrimPrefix(string(got["kustomization.yaml"]), Header)
+		if !cmp.Equal(bigTree(v), got) {
+			t.Fatalf("kill %d: %s does not hold a whole tree (version %q, %d files)", i, dir, v, len(got))
+		}
+	}
+	if err := Write(dir, bigTree("last")); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"out"}, entries(t, parent)); diff != "" {
+		t.Errorf("leftovers of killed renders: -want +got:\n%s", diff)
+	}
+}
+
+// TestWriteKilledHelper is the process TestWriteKilled kills.
+func TestWriteKilledHelper(t *testing.T) {
+	dir := os.Getenv("TREE_TEST_WRITER")
+	if dir == "" {
+		return
+	}
+	for {
+		if err := Write(dir, bigTree(os.Getenv("TREE_TEST_VERSION"))); err != nil && !errors.Is(err, ErrLocked) {
+			t.Fatal(err)
+		}
+	}
+}
+
+func bigTree(version string) map[string][]byte {
+	files := map[string][]byte{"kustomization.yaml": []byte(Header + version)}
+	for j := range 300 {
+		files[fmt.Sprintf("d%d/f%d.yaml", j%20, j)] = []byte(version)
+	}
+	return files
+}

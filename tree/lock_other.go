@@ -1,9 +1,0 @@
-//go:build !unix
-
-package tree
-
-import "os"
-
-// tryLock: no flock here; the temporary folder and the swap still keep a
-// failed render from touching the tree.
-func tryLock(*os.File) error { return nil }

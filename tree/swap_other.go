@@ -1,6 +1,0 @@
-//go:build !linux
-
-package tree
-
-// exchange is not available: Write falls back to two renames.
-func exchange(a, b string) error { return errNoExchange }
