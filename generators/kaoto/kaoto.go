@@ -71,6 +71,15 @@ func (g *Generator) Generate(_ context.Context, spec *manifest.Object, opts gene
 				k.Spec.Ingress.Path, IngressPath(k), p, hint)))
 		}
 	}
+	// The operator copies the path into the Route as given; a Route
+	// matches it literally, so the nginx rewrite regex serves no URL there
+	// (the status controller reports such a Route as Stalled after the
+	// apply: this says it before).
+	if opts.Platform == generators.OpenShift && k.Spec.Ingress != nil && strings.Contains(k.Spec.Ingress.Path, pathSuffix) {
+		warns = append(warns, spec.Warn("spec.ingress.path", fmt.Sprintf(
+			"%q carries the Ingress rewrite regex %s, which an OpenShift Route matches literally: no URL serves the designer through the Route; give the path without it (%q)",
+			k.Spec.Ingress.Path, pathSuffix, strings.ReplaceAll(k.Spec.Ingress.Path, pathSuffix, ""))))
+	}
 	return generators.Result{Objects: objs, Warnings: warns, SpecLabels: map[string]string{
 		"app.kubernetes.io/name":      appName,
 		"app.kubernetes.io/component": componentName,

@@ -138,7 +138,9 @@ func BenchmarkGenerate(b *testing.B) {
 
 // TestPathWarnings: a path ending in / makes the operator's regex route
 // that path alone on Kubernetes; the render says so and still renders what
-// the operator would. OpenShift's Route path is a prefix: no warning.
+// the operator would. OpenShift's Route path is a prefix: no warning,
+// unless it carries the Ingress rewrite regex, which a Route matches
+// literally.
 func TestPathWarnings(t *testing.T) {
 	cases := map[string]struct {
 		reason   string
@@ -151,6 +153,8 @@ func TestPathWarnings(t *testing.T) {
 		"Plain":         {reason: "the usual path", path: "/foo"},
 		"Default":       {reason: "no path: /<name>", path: ""},
 		"RouteRoot":     {reason: "a Route's / is a prefix", path: "/", platform: generators.OpenShift},
+		"RouteRegex":    {reason: "a Route matches the rewrite regex literally", path: "/designer(/|$)(.*)", platform: generators.OpenShift, want: `which an OpenShift Route matches literally: no URL serves the designer through the Route; give the path without it ("/designer")`},
+		"IngressRegex":  {reason: "on Kubernetes the regex is the operator's own suffix, not doubled", path: "/designer(/|$)(.*)"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
