@@ -230,3 +230,42 @@ func TestShardedInstall(t *testing.T) {
 		t.Errorf("%d objects, want the base's %d and one Deployment", len(sharded), len(base))
 	}
 }
+
+// TestChartShardsAgree: the chart's shards value gives what the sharded
+// kustomize install gives (the main instance's selector, one Deployment
+// per shard with its own selector and pods), and refuses a shard name
+// that cannot name a Deployment.
+func TestChartShardsAgree(t *testing.T) {
+	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
+	rm, err := k.Run(filesys.MakeFsOnDisk(), filepath.Join("..", "..", "kustomize", "status-controller-sharded"))
+	if err != nil {
+		t.Fatalf("kustomize: %v", err)
+	}
+	y, err := rm.AsYaml()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromKustomize := objectsOf(t, "kustomize", string(y))
+	fromHelm := renderChart(t, "wavesmith-system", map[string]any{"createNamespace": true, "shards": []any{"shard1"}})
+	if diff := cmp.Diff(fromKustomize, fromHelm); diff != "" {
+		t.Errorf("-kustomize +helm:\n%s", diff)
+	}
+	// A control: without shards the chart is the unsharded install.
+	if plain := renderChart(t, "wavesmith-system", map[string]any{"createNamespace": true}); cmp.Equal(fromKustomize, plain) {
+		t.Error("the chart without shards equals the sharded install: the comparison proves nothing")
+	}
+
+	chart, err := loader.Load(filepath.Join("..", "..", "charts", "wavesmith"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"Shard1", "-a", "a_b", strings.Repeat("a", 47)} {
+		vals, err := chartutil.ToRenderValues(chart, map[string]any{"shards": []any{bad}}, chartutil.ReleaseOptions{Name: "wavesmith", Namespace: "ops", IsInstall: true}, chartutil.DefaultCapabilities)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := engine.Render(chart, vals); err == nil || !strings.Contains(err.Error(), "is not a shard name") {
+			t.Errorf("shards: [%q]: want a refusal naming the shard, got %v", bad, err)
+		}
+	}
+}
