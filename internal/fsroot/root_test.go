@@ -5,11 +5,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wavesmith/wavesmith/internal/testobj"
 )
 
 // boundary lays out root/ (the anchor) and outside/ beside it.
@@ -22,43 +22,6 @@ func boundary(t *testing.T) (root, outside string) {
 			t.Fatal(err)
 		}
 	}
-	return root, outside
-}
-
-// hostileDir builds a folder with every kind of entry an attacker can
-// commit or plant next to regular files.
-func hostileDir(t *testing.T) (root, outside string) {
-	t.Helper()
-	base := t.TempDir()
-	root = filepath.Join(base, "repo")
-	outside = filepath.Join(base, "secret.yaml")
-	mustWrite(t, outside, "apiVersion: v1\nkind: Secret\n")
-	mustWrite(t, filepath.Join(root, "ok.yaml"), "ok\n")
-	mustWrite(t, filepath.Join(root, "sub", "inner.yaml"), "inner\n")
-	links := map[string]string{
-		"evil.yaml":     outside,                        // absolute, outside
-		"evil-rel.yaml": "../secret.yaml",               // relative, outside
-		"zero.yaml":     "/dev/zero",                    // a device
-		"inside.yaml":   "sub/inner.yaml",               // relative, inside: fine
-		"abs-in.yaml":   filepath.Join(root, "ok.yaml"), // absolute, inside: os.Root refuses
-		"up":            "..",                           // a folder outside
-	}
-	for name, target := range links {
-		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := syscall.Mkfifo(filepath.Join(root, "fifo.yaml"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	big, err := os.Create(filepath.Join(root, "big.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := big.Truncate(MaxFileSize + 1); err != nil { // sparse
-		t.Fatal(err)
-	}
-	big.Close()
 	return root, outside
 }
 
@@ -122,7 +85,7 @@ func TestConfine(t *testing.T) {
 }
 
 func TestRootReadFile(t *testing.T) {
-	root, _ := hostileDir(t)
+	root, _ := testobj.HostileDir(t, MaxFileSize+1)
 	r, err := OpenRoot(root)
 	if err != nil {
 		t.Fatal(err)

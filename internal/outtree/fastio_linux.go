@@ -1,8 +1,6 @@
 package outtree
 
 import (
-	"github.com/wavesmith/wavesmith/internal/fsroot"
-
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"golang.org/x/sys/unix"
 )
 
@@ -208,57 +207,42 @@ func readDirFd(fd int) ([]dirent, error) {
 	return out, nil
 }
 
+// fileKinds maps each kind of folder entry between getdents' d_type,
+// stat's S_IFMT and fs.FileMode (regular files and folders are handled
+// before a mode is needed).
+var fileKinds = []struct {
+	dt   uint8
+	ifmt uint32
+	mode fs.FileMode
+}{
+	{unix.DT_DIR, unix.S_IFDIR, fs.ModeDir},
+	{unix.DT_REG, unix.S_IFREG, 0},
+	{unix.DT_LNK, unix.S_IFLNK, fs.ModeSymlink},
+	{unix.DT_FIFO, unix.S_IFIFO, fs.ModeNamedPipe},
+	{unix.DT_SOCK, unix.S_IFSOCK, fs.ModeSocket},
+	{unix.DT_CHR, unix.S_IFCHR, fs.ModeDevice | fs.ModeCharDevice},
+	{unix.DT_BLK, unix.S_IFBLK, fs.ModeDevice},
+}
+
 func direntMode(t uint8) fs.FileMode {
-	switch t {
-	case unix.DT_LNK:
-		return fs.ModeSymlink
-	case unix.DT_FIFO:
-		return fs.ModeNamedPipe
-	case unix.DT_SOCK:
-		return fs.ModeSocket
-	case unix.DT_CHR:
-		return fs.ModeDevice | fs.ModeCharDevice
-	case unix.DT_BLK:
-		return fs.ModeDevice
+	for _, k := range fileKinds {
+		if k.dt == t {
+			return k.mode
+		}
 	}
 	return fs.ModeIrregular
 }
 
 func direntType(m uint32) uint8 {
-	switch m & unix.S_IFMT {
-	case unix.S_IFDIR:
-		return unix.DT_DIR
-	case unix.S_IFREG:
-		return unix.DT_REG
-	case unix.S_IFLNK:
-		return unix.DT_LNK
-	case unix.S_IFIFO:
-		return unix.DT_FIFO
-	case unix.S_IFSOCK:
-		return unix.DT_SOCK
-	case unix.S_IFCHR:
-		return unix.DT_CHR
-	case unix.S_IFBLK:
-		return unix.DT_BLK
+	for _, k := range fileKinds {
+		if k.ifmt == m&unix.S_IFMT {
+			return k.dt
+		}
 	}
 	return unix.DT_UNKNOWN
 }
 
-func statMode(m uint32) fs.FileMode {
-	switch m & unix.S_IFMT {
-	case unix.S_IFLNK:
-		return fs.ModeSymlink
-	case unix.S_IFIFO:
-		return fs.ModeNamedPipe
-	case unix.S_IFSOCK:
-		return fs.ModeSocket
-	case unix.S_IFCHR:
-		return fs.ModeDevice | fs.ModeCharDevice
-	case unix.S_IFBLK:
-		return fs.ModeDevice
-	}
-	return fs.ModeIrregular
-}
+func statMode(m uint32) fs.FileMode { return direntMode(direntType(m)) }
 
 // writeFolderFd writes the files names of the folder d ("" for the top)
 // of the new tree open as top: d is opened component by component with

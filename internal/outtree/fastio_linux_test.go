@@ -1,8 +1,6 @@
 package outtree
 
 import (
-	"github.com/wavesmith/wavesmith/internal/fsroot"
-
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
+	"github.com/wavesmith/wavesmith/internal/testobj"
 )
 
 // TestReadWalksAgree: the system-call walk Read uses on Linux and the
@@ -37,7 +37,7 @@ func TestReadWalksAgree(t *testing.T) {
 		}
 	}
 
-	root, _ := hostileDir(t)
+	root, _ := testobj.HostileDir(t, fsroot.MaxFileSize+1)
 	for _, name := range []string{"evil.yaml", "evil-rel.yaml", "zero.yaml", "inside.yaml", "abs-in.yaml", "up", "fifo.yaml", "big.yaml"} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "tree")

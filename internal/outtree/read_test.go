@@ -5,50 +5,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wavesmith/wavesmith/internal/fsroot"
+	"github.com/wavesmith/wavesmith/internal/testobj"
 )
-
-// hostileDir builds a folder with every kind of entry an attacker can
-// commit or plant next to regular files.
-func hostileDir(t *testing.T) (root, outside string) {
-	t.Helper()
-	base := t.TempDir()
-	root = filepath.Join(base, "repo")
-	outside = filepath.Join(base, "secret.yaml")
-	mustWrite(t, outside, "apiVersion: v1\nkind: Secret\n")
-	mustWrite(t, filepath.Join(root, "ok.yaml"), "ok\n")
-	mustWrite(t, filepath.Join(root, "sub", "inner.yaml"), "inner\n")
-	links := map[string]string{
-		"evil.yaml":     outside,                        // absolute, outside
-		"evil-rel.yaml": "../secret.yaml",               // relative, outside
-		"zero.yaml":     "/dev/zero",                    // a device
-		"inside.yaml":   "sub/inner.yaml",               // relative, inside: fine
-		"abs-in.yaml":   filepath.Join(root, "ok.yaml"), // absolute, inside: os.Root refuses
-		"up":            "..",                           // a folder outside
-	}
-	for name, target := range links {
-		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := syscall.Mkfifo(filepath.Join(root, "fifo.yaml"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	big, err := os.Create(filepath.Join(root, "big.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := big.Truncate(fsroot.MaxFileSize + 1); err != nil { // sparse
-		t.Fatal(err)
-	}
-	big.Close()
-	return root, outside
-}
 
 // inTime fails the test when fn blocks (a FIFO read forever).
 func inTime(t *testing.T, what string, fn func()) {
@@ -63,7 +26,7 @@ func inTime(t *testing.T, what string, fn func()) {
 }
 
 func TestOpenFS(t *testing.T) {
-	root, _ := hostileDir(t)
+	root, _ := testobj.HostileDir(t, fsroot.MaxFileSize+1)
 	fsys, err := OpenFS(root)
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +103,7 @@ func TestOpenFSRefusesSymlinkedTree(t *testing.T) {
 // TestReadRefusesLinks: check compares a committed tree; a symlink in it
 // (to a secret) must not be followed and shown in the diff.
 func TestReadRefusesLinks(t *testing.T) {
-	root, _ := hostileDir(t)
+	root, _ := testobj.HostileDir(t, fsroot.MaxFileSize+1)
 	for _, name := range []string{"evil.yaml", "inside.yaml", "fifo.yaml", "big.yaml"} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "tree")
