@@ -19,28 +19,7 @@ import (
 // cache from a chart repository; render then works with the repository
 // gone, and without the cache fails naming the command.
 func TestFetchThenRenderOffline(t *testing.T) {
-	repoDir := t.TempDir()
-	srv := httptest.NewServer(http.FileServer(http.Dir(repoDir)))
-	chrt, err := loader.Load("../../testdata/charts/webapp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	chrt.Metadata.Version = "0.3.0"
-	if _, err := chartutil.Save(chrt, repoDir); err != nil {
-		t.Fatal(err)
-	}
-	idx, err := repo.IndexDirectory(repoDir, srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := idx.WriteFile(filepath.Join(repoDir, "index.yaml"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	comp := "apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata: {name: shop, namespace: apps}\nspec:\n  source:\n    chart: {repo: " + srv.URL + ", name: webapp, version: \"~0.3\"}\n"
-	if err := os.WriteFile(filepath.Join(root, "comp.yaml"), []byte(comp), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	srv, root := chartRepoAndComponent(t)
 	t.Setenv("WAVESMITH_CACHE_DIR", filepath.Join(t.TempDir(), "cache"))
 	t.Setenv("HELM_REPOSITORY_CONFIG", filepath.Join(t.TempDir(), "repositories.yaml"))
 
@@ -68,29 +47,7 @@ func TestFetchThenRenderOffline(t *testing.T) {
 // the repo-server's cache lacks is fetched and rendered; the same render
 // without ARGOCD_APP_NAME fails offline naming wavesmith fetch.
 func TestPluginFetchesLockedCharts(t *testing.T) {
-	repoDir := t.TempDir()
-	srv := httptest.NewServer(http.FileServer(http.Dir(repoDir)))
-	defer srv.Close()
-	chrt, err := loader.Load("../../testdata/charts/webapp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	chrt.Metadata.Version = "0.3.0"
-	if _, err := chartutil.Save(chrt, repoDir); err != nil {
-		t.Fatal(err)
-	}
-	idx, err := repo.IndexDirectory(repoDir, srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := idx.WriteFile(filepath.Join(repoDir, "index.yaml"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	comp := "apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata: {name: shop, namespace: apps}\nspec:\n  source:\n    chart: {repo: " + srv.URL + ", name: webapp, version: \"~0.3\"}\n"
-	if err := os.WriteFile(filepath.Join(root, "comp.yaml"), []byte(comp), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	_, root := chartRepoAndComponent(t)
 	t.Setenv("HELM_REPOSITORY_CONFIG", filepath.Join(t.TempDir(), "repositories.yaml"))
 	t.Setenv("WAVESMITH_CACHE_DIR", filepath.Join(t.TempDir(), "cache"))
 	if code, _, stderr := wavesmith(t, "", "fetch", "--root", root, root); code != exitOK {
@@ -138,4 +95,36 @@ func TestRenderFileDependency(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "name: shop-a") || !strings.Contains(out, "name: shop-mylib") {
 		t.Fatalf("render: exit %d, stdout %s, stderr %s", code, out, stderr)
 	}
+}
+
+// chartRepoAndComponent serves testdata/charts/webapp as version 0.3.0
+// from a chart repository (index.yaml and the archive, over httptest,
+// closed with the test) and returns it with a root holding a Component
+// asking for ~0.3 from it.
+func chartRepoAndComponent(t *testing.T) (*httptest.Server, string) {
+	t.Helper()
+	repoDir := t.TempDir()
+	srv := httptest.NewServer(http.FileServer(http.Dir(repoDir)))
+	t.Cleanup(srv.Close)
+	chrt, err := loader.Load("../../testdata/charts/webapp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chrt.Metadata.Version = "0.3.0"
+	if _, err := chartutil.Save(chrt, repoDir); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := repo.IndexDirectory(repoDir, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := idx.WriteFile(filepath.Join(repoDir, "index.yaml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	comp := "apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata: {name: shop, namespace: apps}\nspec:\n  source:\n    chart: {repo: " + srv.URL + ", name: webapp, version: \"~0.3\"}\n"
+	if err := os.WriteFile(filepath.Join(root, "comp.yaml"), []byte(comp), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return srv, root
 }
