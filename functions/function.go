@@ -679,7 +679,7 @@ func forgetWritten(item *yaml.RNode) error {
 	}
 	var written map[string]string
 	if err := json.Unmarshal([]byte(rec), &written); err != nil {
-		return &manifest.Error{File: a[kioutil.PathAnnotation], Field: "metadata.annotations." + WrittenAnnotation,
+		return &manifest.Error{File: a[kioutil.PathAnnotation], Field: manifest.KeyPath("metadata.annotations", WrittenAnnotation),
 			Object: strings.Trim(item.GetKind()+"/"+item.GetNamespace()+"/"+item.GetName(), "/"),
 			Ref:    &manifest.Ref{APIVersion: item.GetApiVersion(), Kind: item.GetKind(), Namespace: item.GetNamespace(), Name: item.GetName()},
 			Err:    fmt.Errorf("%w: %v (the function writes it; remove it to keep the annotations it lists as your own)", ErrWrittenRecord, err)}

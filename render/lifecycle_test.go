@@ -253,7 +253,7 @@ func TestRenderErrors(t *testing.T) {
 	}{
 		"Empty": {reason: "an empty input is an error, never an empty output", wantErr: ErrEmptyInput},
 		"BadWave": {reason: "an invalid wave names the field", objs: []*manifest.Object{configMap(map[string]any{"wavesmith.io/apply-order": "soon"})},
-			wantErr: ErrAnnotation, wantText: []string{"ConfigMap/ns/cm", "metadata.annotations.wavesmith.io/apply-order", "-32768..32767"}},
+			wantErr: ErrAnnotation, wantText: []string{"ConfigMap/ns/cm", "metadata.annotations[wavesmith.io/apply-order]", "-32768..32767"}},
 		"BadPolicy": {reason: "an invalid policy lists the allowed values", objs: []*manifest.Object{configMap(map[string]any{"wavesmith.io/delete-policy": "keep"})},
 			wantErr: ErrAnnotation, wantText: []string{"delete, orphan, orphan-on-apply, orphan-on-delete"}},
 		"BadHint": {reason: "status hints are checked", objs: []*manifest.Object{configMap(map[string]any{"wavesmith.io/status-hint": "ready"})},
@@ -282,6 +282,99 @@ func TestRenderErrors(t *testing.T) {
 				if !strings.Contains(err.Error(), s) {
 					t.Errorf("%s: %q does not mention %q", tc.reason, err, s)
 				}
+			}
+		})
+	}
+}
+
+// TestSpecAnnotationReportedOnce: a bad lifecycle annotation on a spec is
+// reported once, at the spec's file and the annotation's line, not once per
+// child at a file its user never edited; a child's own bad annotation stays
+// reported at the child's source.
+func TestSpecAnnotationReportedOnce(t *testing.T) {
+	spec := func(t *testing.T, annotations string) *manifest.Object {
+		objs, err := manifest.Decode("w.yaml", []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: ns\n  annotations:\n"+annotations+"spec: {}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return objs[0]
+	}
+	children := func(own map[string]any) func(*manifest.Object) []*manifest.Object {
+		return func(*manifest.Object) []*manifest.Object {
+			var out []*manifest.Object
+			for _, n := range []string{"a", "b", "c"} {
+				c := manifest.New(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": n, "namespace": "ns", "annotations": own}})
+				c.Source.File, c.Source.Line = "chart/templates/cm.yaml", 3
+				out = append(out, c)
+			}
+			return out
+		}
+	}
+	type located struct{ File, Object, Field string }
+	cases := map[string]struct {
+		reason      string
+		annotations string
+		own         map[string]any
+		want        []located
+		wantLines   []int
+	}{
+		"SpecPolicies": {
+			reason:      "the spec's bad update-policy and delete-policy, each once, at their lines",
+			annotations: "    x.io/other: y\n    wavesmith.io/update-policy: apply\n    wavesmith.io/delete-policy: keep\n",
+			own:         map[string]any{},
+			want: []located{
+				{"w.yaml", "Widget.example.com/ns/w", "metadata.annotations[wavesmith.io/delete-policy]"},
+				{"w.yaml", "Widget.example.com/ns/w", "metadata.annotations[wavesmith.io/update-policy]"},
+			},
+			wantLines: []int{9, 8},
+		},
+		"SpecWaveAndHint": {
+			reason:      "every lifecycle annotation of a spec is checked at the spec",
+			annotations: "    wavesmith.io/apply-order: soon\n    wavesmith.io/status-hint: ready\n",
+			own:         map[string]any{},
+			want: []located{
+				{"w.yaml", "Widget.example.com/ns/w", "metadata.annotations[wavesmith.io/apply-order]"},
+				{"w.yaml", "Widget.example.com/ns/w", "metadata.annotations[wavesmith.io/status-hint]"},
+			},
+			wantLines: []int{7, 8},
+		},
+		"ChildOwn": {
+			reason:      "a child's own annotation is reported at its template, once per child",
+			annotations: "    x.io/other: y\n",
+			own:         map[string]any{"wavesmith.io/update-policy": "apply"},
+			want: []located{
+				{"chart/templates/cm.yaml", "ConfigMap/ns/a", "metadata.annotations[wavesmith.io/update-policy]"},
+				{"chart/templates/cm.yaml", "ConfigMap/ns/b", "metadata.annotations[wavesmith.io/update-policy]"},
+				{"chart/templates/cm.yaml", "ConfigMap/ns/c", "metadata.annotations[wavesmith.io/update-policy]"},
+			},
+			wantLines: []int{3, 3, 3},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Render(context.Background(), []*manifest.Object{spec(t, tc.annotations)}, widgetOptions(children(tc.own), nil))
+			if !errors.Is(err, ErrAnnotation) {
+				t.Fatalf("%s: want ErrAnnotation, got %v", tc.reason, err)
+			}
+			var es manifest.Errors
+			if !errors.As(err, &es) {
+				es = manifest.Errors{err}
+			}
+			var got []located
+			var lines []int
+			for _, e := range es {
+				var me *manifest.Error
+				if !errors.As(e, &me) {
+					t.Fatalf("%s: %v is not located", tc.reason, e)
+				}
+				got = append(got, located{me.File, me.Object, me.Field})
+				lines = append(lines, me.Line)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.wantLines, lines); diff != "" {
+				t.Errorf("%s: lines (-want +got):\n%s", tc.reason, diff)
 			}
 		})
 	}

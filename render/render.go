@@ -220,14 +220,18 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 // checkInput checks an object as read: metadata, the wavesmith.io
 // annotations it may carry, and a wave in an engine's vocabulary, taken as
 // its apply-order.
+// Every problem is reported at once: a bad name does not hide an unknown
+// annotation, nor that a bad policy value.
 func checkInput(o *manifest.Object, engines []gitops.Dialect) error {
-	if err := checkMetadata(o); err != nil {
-		return err
+	var errs manifest.Errors
+	for _, err := range []error{checkMetadata(o), checkKnownAnnotations(o), checkLifecycleAnnotations(o), adoptEngineWaves(o, engines)} {
+		if es, ok := err.(manifest.Errors); ok {
+			errs = append(errs, es...)
+		} else if err != nil {
+			errs = append(errs, err)
+		}
 	}
-	if err := checkKnownAnnotations(o); err != nil {
-		return err
-	}
-	return adoptEngineWaves(o, engines)
+	return manifest.Join(errs)
 }
 
 // specOutput is what rendering one spec gives.
