@@ -379,3 +379,83 @@ func TestSpecAnnotationReportedOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryErrorAtOnce: one spec with a fault of every stage (a bad name,
+// an unknown and a bad wavesmith.io annotation, an unknown field, a
+// string-typed wave, a missing dependency) and another file's spec with
+// its own faults give every error in one run, sorted.
+func TestEveryErrorAtOnce(t *testing.T) {
+	var objs []*manifest.Object
+	for file, doc := range map[string]string{
+		"comp.yaml": `apiVersion: wavesmith.io/v1alpha1
+kind: Component
+metadata:
+  name: App_1
+  namespace: apps
+  annotations:
+    wavesmith.io/aply-order: "1"
+    wavesmith.io/update-policy: apply
+spec:
+  wave: "1"
+  colour: red
+  dependsOn:
+  - name: nothere
+  source:
+    chart:
+      path: chart
+`,
+		"other.yaml": `apiVersion: wavesmith.io/v1alpha1
+kind: Component
+metadata:
+  name: other
+  namespace: apps
+spec:
+  wave: "2"
+  dependsOn:
+  - name: missing
+  source:
+    chart: {path: chart, colour: blue}
+`,
+	} {
+		o, err := manifest.Decode(file, []byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, o...)
+	}
+	type want struct {
+		file  string
+		line  int
+		field string
+		err   error
+	}
+	wants := []want{
+		{"comp.yaml", 7, "metadata.annotations[wavesmith.io/aply-order]", ErrAnnotation},
+		{"comp.yaml", 8, "metadata.annotations[wavesmith.io/update-policy]", ErrAnnotation},
+		{"comp.yaml", 4, "metadata.name", manifest.ErrInvalid},
+		{"comp.yaml", 11, "spec.colour", manifest.ErrInvalid},
+		{"comp.yaml", 13, "spec.dependsOn[0]", ErrDependency},
+		{"comp.yaml", 10, "spec.wave", manifest.ErrInvalid},
+		{"other.yaml", 9, "spec.dependsOn[0]", ErrDependency},
+		{"other.yaml", 11, "spec.source.chart.colour", manifest.ErrInvalid},
+		{"other.yaml", 7, "spec.wave", manifest.ErrInvalid},
+	}
+	_, err := Render(context.Background(), objs, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry()})
+	var es manifest.Errors
+	if !errors.As(err, &es) {
+		t.Fatalf("want every error at once, got %v", err)
+	}
+	if len(es) != len(wants) {
+		t.Fatalf("got %d errors, want %d:\n%v", len(es), len(wants), err)
+	}
+	for i, w := range wants {
+		var me *manifest.Error
+		if !errors.As(es[i], &me) {
+			t.Errorf("error %d (%v) is not located", i, es[i])
+			continue
+		}
+		if me.File != w.file || me.Line != w.line || me.Field != w.field || !errors.Is(es[i], w.err) {
+			t.Errorf("error %d: got %s:%d %s (%v), want %s:%d %s (%v)", i, me.File, me.Line, me.Field, es[i], w.file, w.line, w.field, w.err)
+		}
+	}
+}

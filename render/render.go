@@ -108,29 +108,46 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 
 	res := &Result{}
 	var errs []error
+	// Every problem of every input is reported in one run: the checks of
+	// the objects as read, each spec's own fields (generators.Checker) and
+	// the specs' dependencies, those of specs with other errors included.
+	var specs []*Item // every served spec, with errors or not
 	srv := newServed(opts.Generators)
 	for _, o := range inputs {
 		if err := srv.check(o); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		if err := checkInput(o, opts.Engines); err != nil {
-			errs = append(errs, err)
-			continue
+		inErr := checkInput(o, opts.Engines)
+		g, isSpec := opts.Generators.Lookup(o)
+		var specErr error
+		if c, ok := g.(generators.Checker); ok && isSpec {
+			specErr = c.Check(o)
 		}
 		it := &Item{Object: o, Role: PassThrough, Spec: -1}
-		if _, ok := opts.Generators.Lookup(o); ok {
+		if isSpec {
 			it.Role = Spec
-			it.Spec = len(res.Specs)
-			if o.Namespace() == "" {
+			if _, set := o.Map["metadata"].(map[string]any)["namespace"]; !set {
 				o.SetNamespace(opts.Namespace)
 			}
+			specs = append(specs, it)
+		}
+		if inErr != nil || specErr != nil {
+			errs = append(errs, inErr, specErr)
+			continue
+		}
+		if isSpec {
+			it.Spec = len(res.Specs)
 			delete(o.Map, "status")
 			res.Specs = append(res.Specs, it)
 		}
 		res.Items = append(res.Items, it)
 	}
+	defWave, _ := strconv.Atoi(opts.Defaults[inventory.ApplyOrder])
 	if err := sortedJoin(errs); err != nil {
+		if _, perr := newWavePlan(specs, opts.Generators, defWave); perr != nil {
+			err = sortedJoin([]error{err, perr})
+		}
 		return nil, err
 	}
 
@@ -141,7 +158,6 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	table.Merge(opts.Scope)
 	opts.Scope = table
 
-	defWave, _ := strconv.Atoi(opts.Defaults[inventory.ApplyOrder])
 	plan, err := newWavePlan(res.Specs, opts.Generators, defWave)
 	if err != nil {
 		return nil, err
