@@ -127,7 +127,8 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 		it := &Item{Object: o, Role: PassThrough, Spec: -1}
 		if isSpec {
 			it.Role = Spec
-			if _, set := o.Map["metadata"].(map[string]any)["namespace"]; !set {
+			meta, _ := o.Map["metadata"].(map[string]any)
+			if ns := meta["namespace"]; ns == nil || ns == "" { // a wrong type stays, reported
 				o.SetNamespace(opts.Namespace)
 			}
 			specs = append(specs, it)
