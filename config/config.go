@@ -64,7 +64,6 @@ func (l *Layer) name(path string) string {
 type Merged struct {
 	Spec v1alpha1.RenderConfigSpec
 	from map[string]*Layer
-	dir  string // the first layer's Dir that is set
 }
 
 // Name names a field as the user wrote it in the layer that set it; for a
@@ -94,9 +93,6 @@ func Merge(layers ...Layer) *Merged {
 	for i := range layers {
 		l := &layers[i]
 		spec := l.Spec
-		if l.Dir != "" && m.dir == "" {
-			m.dir = l.Dir
-		}
 		if l.Dir != "" {
 			spec.Inputs = append([]string(nil), spec.Inputs...)
 			for j, in := range spec.Inputs {
@@ -161,15 +157,14 @@ func (e *FieldError) Error() string { return e.Name + ": " + e.Err.Error() }
 // Unwrap returns ErrConfig and the cause.
 func (e *FieldError) Unwrap() []error { return []error{ErrConfig, e.Err} }
 
-// Options is OptionsIn the git repository enclosing the folder of the
-// settings (the first layer's Dir; the current folder when none is
-// set), else that folder: the KRM function's root.
-func (m *Merged) Options() (render.Options, time.Duration, error) {
-	dir := m.dir
-	if dir == "" {
-		dir = "."
+// Options is OptionsIn the root the door decided (its one rule: the
+// CLI's decideRoot, load.DefaultRoot; the KRM function takes its door's);
+// the settings never find a root of their own.
+func (m *Merged) Options(root string) (render.Options, time.Duration, error) {
+	if root == "" {
+		return render.Options{}, 0, load.ErrNoRoot
 	}
-	r, err := tree.OpenRoot(load.FindRoot(dir))
+	r, err := tree.OpenRoot(root)
 	if err != nil {
 		return render.Options{}, 0, err
 	}

@@ -332,7 +332,7 @@ func (p *Processor) options(fc *yaml.RNode) (render.Options, error) {
 	if p.Above != nil {
 		return p.merged(&layer)
 	}
-	o, _, err := config.Merge(layer).Options()
+	o, _, err := config.Merge(layer).Options(base.Root)
 	if err != nil {
 		return base, err
 	}
@@ -366,7 +366,7 @@ func (p *Processor) merged(fc *config.Layer) (render.Options, error) {
 		layers = append(layers, *fc)
 	}
 	layers = append(layers, p.Below...)
-	o, _, err := config.Merge(layers...).Options()
+	o, _, err := config.Merge(layers...).Options(p.Options.Root)
 	if err != nil {
 		return p.Options, err
 	}
