@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -375,69 +374,14 @@ func (e configErr) Error() string { return e.err.Error() }
 // Unwrap returns ErrConfig and the cause.
 func (e configErr) Unwrap() []error { return []error{ErrConfig, e.err} }
 
-// checkField checks a decoded value against the Go type of its field:
-// unknown fields (with the known ones listed) and values of the wrong
-// type, every one, at their line.
+// checkField checks a decoded value against the Go type of its field
+// (manifest.CheckFields): unknown fields (with the known ones listed) and
+// values of the wrong type, every one, at their line, wrapping ErrConfig.
 func checkField(o *manifest.Object, path string, v any, t reflect.Type) []error {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if v == nil {
-		return nil
-	}
-	bad := func(want string) []error {
-		return []error{o.FieldError(path, configError(fmt.Sprintf("want %s, got %s", want, manifest.TypeName(v))))}
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return bad("a mapping")
-		}
-		fields := map[string]reflect.Type{}
-		var known []string
-		for i := 0; i < t.NumField(); i++ {
-			name := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
-			if name != "" && name != "-" {
-				fields[name] = t.Field(i).Type
-				known = append(known, name)
-			}
-		}
-		sort.Strings(known)
-		var errs []error
-		for _, k := range manifest.SortedKeys(m) {
-			ft, ok := fields[k]
-			if !ok {
-				errs = append(errs, o.FieldError(path+"."+k, configError(fmt.Sprintf("unknown field %q (known: %s)", k, strings.Join(known, ", ")))))
-				continue
-			}
-			errs = append(errs, checkField(o, path+"."+k, m[k], ft)...)
-		}
-		return errs
-	case reflect.Slice:
-		l, ok := v.([]any)
-		if !ok {
-			return bad("a list")
-		}
-		var errs []error
-		for i, e := range l {
-			errs = append(errs, checkField(o, fmt.Sprintf("%s[%d]", path, i), e, t.Elem())...)
-		}
-		return errs
-	case reflect.String:
-		if _, ok := v.(string); !ok {
-			return bad("a string")
-		}
-	case reflect.Int32:
-		if n, ok := v.(int64); !ok || n < math.MinInt32 || n > math.MaxInt32 {
-			return bad("an integer")
-		}
-	case reflect.Bool:
-		if _, ok := v.(bool); !ok {
-			return bad("a boolean")
-		}
-	}
-	return nil
+	return manifest.CheckFields(o, path, v, t, manifest.FieldCheck{
+		Err:        func(msg string) error { return configError(msg) },
+		Int32Range: true,
+	})
 }
 
 // Project reads the project file of dir (ProjectFile) through root, ok

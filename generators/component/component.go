@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -221,74 +220,12 @@ func flatten(err error) []error {
 
 var jsonType = reflect.TypeOf(apiextensionsv1.JSON{})
 
-// check walks a decoded value against the Go type: unknown fields and
-// wrong kinds of values are errors at their field path.
+// check walks a decoded value against the Go type (manifest.CheckFields):
+// unknown fields and wrong kinds of values are errors at their field path,
+// wrapping manifest.ErrInvalid; values and other free-form JSON are not
+// looked into.
 func check(spec *manifest.Object, path string, v any, t reflect.Type) error {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == jsonType || v == nil {
-		return nil
-	}
-	bad := func(want string) error {
-		return spec.FieldError(path, fmt.Errorf("%w: want %s, got %T", manifest.ErrInvalid, want, v))
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return bad("a mapping")
-		}
-		fields := map[string]reflect.Type{}
-		var known []string
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			name := strings.Split(f.Tag.Get("json"), ",")[0]
-			if name == "" || name == "-" {
-				continue
-			}
-			fields[name] = f.Type
-			known = append(known, name)
-		}
-		sort.Strings(known)
-		var errs []error
-		for _, k := range manifest.SortedKeys(m) {
-			ft, ok := fields[k]
-			if !ok {
-				errs = append(errs, spec.FieldError(path+"."+k, fmt.Errorf("%w: unknown field %q (known: %s)", manifest.ErrInvalid, k, strings.Join(known, ", "))))
-				continue
-			}
-			if err := check(spec, path+"."+k, m[k], ft); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		return manifest.Join(errs)
-	case reflect.Slice:
-		s, ok := v.([]any)
-		if !ok {
-			return bad("a list")
-		}
-		var errs []error
-		for i, e := range s {
-			if err := check(spec, fmt.Sprintf("%s[%d]", path, i), e, t.Elem()); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		return manifest.Join(errs)
-	case reflect.String:
-		if _, ok := v.(string); !ok {
-			return bad("a string")
-		}
-	case reflect.Int32, reflect.Int64, reflect.Int:
-		if _, ok := v.(int64); !ok {
-			return bad("an integer")
-		}
-	case reflect.Bool:
-		if _, ok := v.(bool); !ok {
-			return bad("a boolean")
-		}
-	}
-	return nil
+	return manifest.Join(manifest.CheckFields(spec, path, v, t, manifest.FieldCheck{Opaque: []reflect.Type{jsonType}}))
 }
 
 // Placement returns the deployment namespace and name: spec.namespace and
