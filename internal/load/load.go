@@ -100,6 +100,9 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 		}
 		inputs = append(inputs, in)
 	}
+	// Every PATH is checked before any is read: a missing one does not
+	// hide the next one's problem.
+	var pathErrs []error
 	for _, p := range paths {
 		if p == "-" {
 			add(input{path: "-"})
@@ -110,10 +113,12 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 			err = pe.Err // "nope: no such file or directory", not "nope: statat nope: ..."
 		}
 		if err != nil {
-			return nil, &manifest.Error{File: p, Err: err}
+			pathErrs = append(pathErrs, &manifest.Error{File: p, Err: err})
+			continue
 		}
 		if rec := RenderedTree(r, p); rec != "" {
-			return nil, &manifest.Error{File: p, Err: fmt.Errorf("%w: it lies in the tree marked by %s; render the specs the tree came from", tree.ErrRenderedTree, rec)}
+			pathErrs = append(pathErrs, &manifest.Error{File: p, Err: fmt.Errorf("%w: it lies in the tree marked by %s; render the specs the tree came from", tree.ErrRenderedTree, rec)})
+			continue
 		}
 		if !fi.IsDir() {
 			add(input{path: p, size: fi.Size(), key: resolved(p)})
@@ -121,7 +126,11 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 		}
 		found, candidates, err := w.walk(p)
 		if err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			pathErrs = append(pathErrs, err)
+			continue
 		}
 		for _, f := range found {
 			add(f)
@@ -130,6 +139,9 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 			c.candidate = true
 			add(c)
 		}
+	}
+	if err := manifest.JoinSorted(pathErrs); err != nil {
+		return nil, err
 	}
 	var stdinData []byte
 	for i, in := range inputs {

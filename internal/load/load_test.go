@@ -343,3 +343,26 @@ func TestLoadMissingInput(t *testing.T) {
 		t.Errorf("message %q, want %q", got, want)
 	}
 }
+
+// TestLoadEveryPathError: every PATH is checked before any is read: two
+// missing ones are both named, and a good one among them does not hide
+// them.
+func TestLoadEveryPathError(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	if err := os.WriteFile(good, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	_, err := loadIn(dir, []string{b, good, a}, nil)
+	var es manifest.Errors
+	if !errors.As(err, &es) || len(es) != 2 {
+		t.Fatalf("want both missing paths at once, got %v", err)
+	}
+	for i, want := range []string{a, b} {
+		var me *manifest.Error
+		if !errors.As(es[i], &me) || me.File != want || !errors.Is(es[i], os.ErrNotExist) {
+			t.Errorf("error %d: %v, want %s not found", i, es[i], want)
+		}
+	}
+}
