@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
@@ -108,6 +110,16 @@ func checkSpec(spec *manifest.Object, c *v1alpha1.Component, bad []string) error
 	if w := c.Spec.Wave; w != nil && (*w < -32768 || *w > 32767) {
 		errs = append(errs, spec.FieldError("spec.wave", fmt.Errorf("%w: %d: want -32768..32767", manifest.ErrInvalid, *w)))
 	}
+	if p := c.Spec.Policies; p != nil {
+		for _, f := range []struct{ field, key, v string }{
+			{"adoption", inventory.AdoptionPolicy, p.Adoption}, {"delete", inventory.DeletePolicy, p.Delete},
+			{"reconcile", inventory.ReconcilePolicy, p.Reconcile}, {"update", inventory.UpdatePolicy, p.Update},
+		} {
+			if f.v != "" && !slices.Contains(inventory.Allowed[f.key], kebab(strings.TrimSpace(f.v))) {
+				errs = append(errs, spec.FieldError("spec.policies."+f.field, fmt.Errorf("%w: %q is not one of %s", manifest.ErrInvalid, f.v, strings.Join(inventory.Allowed[f.key], ", "))))
+			}
+		}
+	}
 	for i, h := range c.Spec.StatusHints {
 		path := fmt.Sprintf("spec.statusHints[%d]", i)
 		switch {
@@ -131,6 +143,25 @@ func checkSpec(spec *manifest.Object, c *v1alpha1.Component, bad []string) error
 		}
 	}
 	return manifest.Join(errs)
+}
+
+// kebab reads a policy value written in CamelCase (IfUnowned) as its
+// kebab-case spelling, as the engine accepts it.
+func kebab(s string) string {
+	if strings.Contains(s, "-") || strings.ToLower(s) == s {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // badPaths returns the field paths of located errors.

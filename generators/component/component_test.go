@@ -305,6 +305,11 @@ func TestDecodeReportsEveryStage(t *testing.T) {
 				"statusHints": []any{map[string]any{"hint": "has-ready-condition"}}, "scopes": []any{map[string]any{"kind": "X", "scope": "Galaxy"}}},
 			want: []string{"spec.colour", "spec.scopes[0].scope", "spec.statusHints[0].kind", "spec.wave"},
 		},
+		"Policies": {
+			spec: map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}},
+				"policies": map[string]any{"update": "apply", "adoption": "IfUnowned", "delete": "keep", "reconcile": "once"}},
+			want: []string{"spec.policies.delete", "spec.policies.update"},
+		},
 		"BadSource": {
 			spec: map[string]any{"source": map[string]any{"chart": "x"}, "strictHooks": "yes"},
 			want: []string{"spec.source.chart", "spec.strictHooks"},
