@@ -459,3 +459,39 @@ spec:
 		}
 	}
 }
+
+// TestCheck: the checks Render runs first, alone: every error of every
+// object, the spec's own fields (generators.Checker) included, nothing
+// rendered.
+func TestCheck(t *testing.T) {
+	objs, err := manifest.Decode("c.yaml", []byte("apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata:\n  name: App_1\n  annotations: {wavesmith.io/update-policy: apply}\nspec:\n  wave: \"1\"\n  source: {chart: {path: chart}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Check(objs, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry()})
+	var fields []string
+	for _, e := range flattenErrors(err) {
+		var me *manifest.Error
+		if !errors.As(e, &me) {
+			t.Fatalf("not located: %v", e)
+		}
+		fields = append(fields, me.Field)
+	}
+	if diff := cmp.Diff([]string{"metadata.annotations[wavesmith.io/update-policy]", "metadata.name", "spec.wave"}, fields); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+	if !errors.Is(err, ErrAnnotation) || !errors.Is(err, manifest.ErrInvalid) {
+		t.Errorf("the sentinels are lost: %v", err)
+	}
+}
+
+func flattenErrors(err error) []error {
+	var es manifest.Errors
+	if errors.As(err, &es) {
+		return es
+	}
+	if err == nil {
+		return nil
+	}
+	return []error{err}
+}

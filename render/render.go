@@ -234,6 +234,36 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	return res, nil
 }
 
+// Check runs the checks of the objects as read that Render runs first
+// (served kinds and versions, metadata, wavesmith.io annotations, each
+// spec's own fields: generators.Checker) and returns every error, sorted.
+// It renders nothing: a door calls it on the objects of the files that
+// were read fine when others were not, so that one run reports both.
+func Check(objs []*manifest.Object, opts Options) error {
+	opts, err := opts.normalize()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	srv := newServed(opts.Generators)
+	for _, o := range objs {
+		if v, _ := o.Annotation(localConfig); v == "true" {
+			continue
+		}
+		if err := srv.check(o); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		errs = append(errs, checkInput(o, opts.Engines))
+		if g, ok := opts.Generators.Lookup(o); ok {
+			if c, ok := g.(generators.Checker); ok {
+				errs = append(errs, c.Check(o))
+			}
+		}
+	}
+	return sortedJoin(errs)
+}
+
 // checkInput checks an object as read: metadata, the wavesmith.io
 // annotations it may carry, and a wave in an engine's vocabulary, taken as
 // its apply-order.

@@ -74,6 +74,10 @@ func DefaultRoot(paths []string, cwd string) string {
 // an error naming both (ErrSourceCoversSpec), and so is a source file
 // that does not decode but names the apiVersion of one of reg's groups:
 // no spec is ever dropped silently.
+//
+// With the errors of files that were read, Inputs also returns the objects
+// of the files that decoded, so that a door can check them in the same run
+// (render.Check); they are never to be rendered.
 func Inputs(ctx context.Context, root string, reg generators.Registry, paths []string, stdin io.Reader) ([]*manifest.Object, error) {
 	if reg == nil {
 		return nil, ErrNoGenerators
@@ -229,7 +233,13 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 		errs[i] = nil // a source: a template need not decode
 	}
 	if err := manifest.JoinSorted(errs); err != nil {
-		return nil, err
+		var good []*manifest.Object
+		for i, d := range docs {
+			if errs[i] == nil && (!inputs[i].candidate || k.firstSpec(d) != nil) && used.covering(inputs[i].path) == nil {
+				good = append(good, d...)
+			}
+		}
+		return good, err
 	}
 	return out, nil
 }

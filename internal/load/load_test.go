@@ -366,3 +366,30 @@ func TestLoadEveryPathError(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadKeepsTheGoodFilesWithErrors: with a file that does not decode,
+// Inputs reports it and returns the objects of the files that did (for
+// render.Check), never those of the bad file.
+func TestLoadKeepsTheGoodFilesWithErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"a.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+		"broken.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x\n",
+		"c.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	objs, err := loadIn(dir, []string{dir}, nil)
+	if !errors.Is(err, manifest.ErrSyntax) {
+		t.Fatalf("want the syntax error of broken.yaml, got %v", err)
+	}
+	var names []string
+	for _, o := range objs {
+		names = append(names, o.Name())
+	}
+	if diff := cmp.Diff([]string{"a", "c"}, names); diff != "" {
+		t.Errorf("the objects of the good files (-want +got):\n%s", diff)
+	}
+}
