@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -64,7 +63,6 @@ func (l *Layer) name(path string) string {
 type Merged struct {
 	Spec v1alpha1.RenderConfigSpec
 	from map[string]*Layer
-	dir  string // the first layer's Dir that is set
 }
 
 // Name names a field as the user wrote it in the layer that set it; for a
@@ -94,9 +92,6 @@ func Merge(layers ...Layer) *Merged {
 	for i := range layers {
 		l := &layers[i]
 		spec := l.Spec
-		if l.Dir != "" && m.dir == "" {
-			m.dir = l.Dir
-		}
 		if l.Dir != "" {
 			spec.Inputs = append([]string(nil), spec.Inputs...)
 			for j, in := range spec.Inputs {
@@ -161,15 +156,14 @@ func (e *FieldError) Error() string { return e.Name + ": " + e.Err.Error() }
 // Unwrap returns ErrConfig and the cause.
 func (e *FieldError) Unwrap() []error { return []error{ErrConfig, e.Err} }
 
-// Options is OptionsIn the git repository enclosing the folder of the
-// settings (the first layer's Dir; the current folder when none is
-// set), else that folder: the KRM function's root.
-func (m *Merged) Options() (render.Options, time.Duration, error) {
-	dir := m.dir
-	if dir == "" {
-		dir = "."
+// Options is OptionsIn the root the door decided (its one rule: the
+// CLI's decideRoot, load.DefaultRoot; the KRM function takes its door's);
+// the settings never find a root of their own.
+func (m *Merged) Options(root string) (render.Options, time.Duration, error) {
+	if root == "" {
+		return render.Options{}, 0, load.ErrNoRoot
 	}
-	r, err := fsroot.OpenRoot(load.FindRoot(dir))
+	r, err := fsroot.OpenRoot(root)
 	if err != nil {
 		return render.Options{}, 0, err
 	}
@@ -380,69 +374,14 @@ func (e configErr) Error() string { return e.err.Error() }
 // Unwrap returns ErrConfig and the cause.
 func (e configErr) Unwrap() []error { return []error{ErrConfig, e.err} }
 
-// checkField checks a decoded value against the Go type of its field:
-// unknown fields (with the known ones listed) and values of the wrong
-// type, every one, at their line.
+// checkField checks a decoded value against the Go type of its field
+// (manifest.CheckFields): unknown fields (with the known ones listed) and
+// values of the wrong type, every one, at their line, wrapping ErrConfig.
 func checkField(o *manifest.Object, path string, v any, t reflect.Type) []error {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if v == nil {
-		return nil
-	}
-	bad := func(want string) []error {
-		return []error{o.FieldError(path, configError(fmt.Sprintf("want %s, got %s", want, manifest.TypeName(v))))}
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return bad("a mapping")
-		}
-		fields := map[string]reflect.Type{}
-		var known []string
-		for i := 0; i < t.NumField(); i++ {
-			name := strings.Split(t.Field(i).Tag.Get("json"), ",")[0]
-			if name != "" && name != "-" {
-				fields[name] = t.Field(i).Type
-				known = append(known, name)
-			}
-		}
-		sort.Strings(known)
-		var errs []error
-		for _, k := range manifest.SortedKeys(m) {
-			ft, ok := fields[k]
-			if !ok {
-				errs = append(errs, o.FieldError(path+"."+k, configError(fmt.Sprintf("unknown field %q (known: %s)", k, strings.Join(known, ", ")))))
-				continue
-			}
-			errs = append(errs, checkField(o, path+"."+k, m[k], ft)...)
-		}
-		return errs
-	case reflect.Slice:
-		l, ok := v.([]any)
-		if !ok {
-			return bad("a list")
-		}
-		var errs []error
-		for i, e := range l {
-			errs = append(errs, checkField(o, fmt.Sprintf("%s[%d]", path, i), e, t.Elem())...)
-		}
-		return errs
-	case reflect.String:
-		if _, ok := v.(string); !ok {
-			return bad("a string")
-		}
-	case reflect.Int32:
-		if n, ok := v.(int64); !ok || n < math.MinInt32 || n > math.MaxInt32 {
-			return bad("an integer")
-		}
-	case reflect.Bool:
-		if _, ok := v.(bool); !ok {
-			return bad("a boolean")
-		}
-	}
-	return nil
+	return manifest.CheckFields(o, path, v, t, manifest.FieldCheck{
+		Err:        func(msg string) error { return configError(msg) },
+		Int32Range: true,
+	})
 }
 
 // Project reads the project file of dir (ProjectFile) through root, ok

@@ -14,6 +14,7 @@ import (
 	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/internal/fsroot"
+	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -64,7 +65,7 @@ func TestOptions(t *testing.T) {
 		"Defaults": {
 			reason: "an empty configuration: kubernetes, every dialect (nil), one minute",
 			check: func(t *testing.T, m *Merged) {
-				o, timeout, err := m.Options()
+				o, timeout, err := m.Options(t.TempDir())
 				if err != nil || o.Platform != generators.Kubernetes || o.Dialects != nil || timeout != DefaultTimeout {
 					t.Errorf("%v %v %v %v", o.Platform, o.Dialects, timeout, err)
 				}
@@ -74,7 +75,7 @@ func TestOptions(t *testing.T) {
 			reason: "platform and policy values in any case, as policy values always were",
 			spec:   v1alpha1.RenderConfigSpec{Platform: "OpenShift", Policies: &v1alpha1.Policies{Adoption: "IfUnowned"}, Timeout: "90s", Dialects: []string{"none"}},
 			check: func(t *testing.T, m *Merged) {
-				o, timeout, err := m.Options()
+				o, timeout, err := m.Options(t.TempDir())
 				if err != nil || o.Platform != generators.OpenShift || o.Defaults["wavesmith.io/adoption-policy"] != "if-unowned" || timeout != 90*time.Second || o.Dialects == nil || len(o.Dialects) != 0 {
 					t.Errorf("%v %v %v %v %v", o.Platform, o.Defaults, timeout, o.Dialects, err)
 				}
@@ -84,7 +85,7 @@ func TestOptions(t *testing.T) {
 			reason: "OpenShift from the API versions when no platform is set",
 			spec:   v1alpha1.RenderConfigSpec{APIVersions: []string{"route.openshift.io/v1"}},
 			check: func(t *testing.T, m *Merged) {
-				if o, _, _ := m.Options(); o.Platform != generators.OpenShift {
+				if o, _, _ := m.Options(t.TempDir()); o.Platform != generators.OpenShift {
 					t.Errorf("platform %v", o.Platform)
 				}
 			},
@@ -138,7 +139,7 @@ func TestOptions(t *testing.T) {
 			if tc.err == nil {
 				return
 			}
-			_, _, err := m.Options()
+			_, _, err := m.Options(".") // relative paths are relative to the current folder
 			if !errors.Is(err, ErrConfig) {
 				t.Fatalf("%s: want ErrConfig, got %v", tc.reason, err)
 			}
@@ -328,5 +329,55 @@ func TestParseReportsAll(t *testing.T) {
 		if !errors.Is(err, ErrConfig) || !strings.HasPrefix(err.Error(), "p.yaml:4: ") || strings.Contains(err.Error(), "json") {
 			t.Errorf("%s: %v", bad, err)
 		}
+	}
+}
+
+// TestOptionsTakeTheDoorsRoot: Options confines paths to the root the door
+// decided, never to a root of its own (the settings' folder's git
+// repository): an apiResources file inside the door's root is read, one
+// outside it is refused, and no root is an error.
+func TestOptionsTakeTheDoorsRoot(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.Mkdir(filepath.Join(repo, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	inner := filepath.Join(repo, "deploy")
+	if err := os.Mkdir(inner, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	api := []byte("APIVERSION      NAMESPACED   KIND\nkyverno.io/v1   false        ClusterPolicy\n")
+	for _, p := range []string{filepath.Join(repo, "api.txt"), filepath.Join(inner, "api.txt")} {
+		if err := os.WriteFile(p, api, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := map[string]struct {
+		root, apiResources string
+		wantErr            error
+	}{
+		"InsideTheDoorsRoot":  {root: inner, apiResources: filepath.Join(inner, "api.txt")},
+		"TheRepositoryAsRoot": {root: repo, apiResources: filepath.Join(repo, "api.txt")},
+		"OutsideTheDoorsRoot": {root: inner, apiResources: filepath.Join(repo, "api.txt"), wantErr: fsroot.ErrOutsideRoot},
+		"NoRoot":              {apiResources: filepath.Join(inner, "api.txt"), wantErr: load.ErrNoRoot},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			// The layer's folder lies in a git repository: a root found
+			// from it would be repo, whatever the door decided.
+			m := Merge(Layer{Name: "f", Dir: inner, Spec: v1alpha1.RenderConfigSpec{APIResources: tc.apiResources}})
+			o, _, err := m.Options(tc.root)
+			if tc.wantErr != nil {
+				if !errors.Is(err, tc.wantErr) {
+					t.Fatalf("want %v, got %v", tc.wantErr, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ns, known := o.Scope.Namespaced("kyverno.io", "ClusterPolicy"); !known || ns {
+				t.Errorf("the apiResources file was not read through the door's root")
+			}
+		})
 	}
 }

@@ -25,5 +25,6 @@
 // a record that is a symlink out of it, a FIFO or a device is an error.
 // OptionsIn refuses every path setting (inputs, output, apiResources)
 // that leaves the root lexically or through a symlink, and reads the
-// apiResources file through it.
+// apiResources file through it; Options opens the root the door names,
+// never one of its own.
 package config

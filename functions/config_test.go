@@ -39,7 +39,8 @@ func TestPrecedence(t *testing.T) {
 		{name: "defaults", above: []config.Layer{flags(v1alpha1.RenderConfigSpec{})}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := &Processor{Options: render.Options{Generators: builtin.Registry(), Root: "/r"}, Above: tc.above}
+			root := t.TempDir()
+			p := &Processor{Options: render.Options{Generators: builtin.Registry(), Root: root}, Above: tc.above}
 			var fc *yaml.RNode
 			if tc.fc != "" {
 				fc = yaml.MustParse(tc.fc)
@@ -57,7 +58,7 @@ func TestPrecedence(t *testing.T) {
 			if route := string(o.Platform) == "openshift"; route != tc.wantRoute {
 				t.Errorf("platform %v, want openshift: %v", o.Platform, tc.wantRoute)
 			}
-			if o.Root != "/r" || o.Generators == nil {
+			if o.Root != root || o.Generators == nil {
 				t.Errorf("the base's root and generators are lost: %q %v", o.Root, o.Generators == nil)
 			}
 		})
@@ -67,7 +68,7 @@ func TestPrecedence(t *testing.T) {
 // TestBelow: the functionConfig wins over the layers below it.
 func TestBelow(t *testing.T) {
 	cluster := config.Layer{Name: "KUBE_VERSION", Spec: v1alpha1.RenderConfigSpec{KubeVersion: "v1.30.0", Namespace: "from-cluster"}}
-	p := &Processor{Options: render.Options{Generators: builtin.Registry()}, Above: []config.Layer{{Name: "flags"}}, Below: []config.Layer{cluster}}
+	p := &Processor{Options: render.Options{Generators: builtin.Registry(), Root: t.TempDir()}, Above: []config.Layer{{Name: "flags"}}, Below: []config.Layer{cluster}}
 	o, err := p.options(yaml.MustParse("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata:\n  kubeVersion: v1.31.0\n"))
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,9 @@
 // results. It renders nothing itself; package render does.
 //
 // The functionConfig is one configuration layer, merged by config.Merge
-// between the door's (Processor.Above, Processor.Below). What the
+// between the door's (Processor.Above, Processor.Below); a RenderConfig
+// is read by config.Parse, as the project file (every error at its line),
+// and paths in it are confined to the root the door decided. What the
 // function writes on a spec the user owns beyond the inventory and digest
 // (an engine's wave) is recorded in WrittenAnnotation and forgotten by the
 // next run, so that running on its own output with a config gives what

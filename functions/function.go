@@ -173,7 +173,20 @@ var ErrNotResourceList = errors.New("the input is not a ResourceList")
 func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) error {
 	opts, err := p.options(rl.FunctionConfig)
 	if err != nil {
-		rl.Results = append(rl.Results, &framework.Result{Severity: framework.Error, Message: "functionConfig: " + err.Error()})
+		for _, e := range flatten(err) {
+			r := &framework.Result{Severity: framework.Error, Message: "functionConfig: " + e.Error()}
+			var me *manifest.Error
+			if errors.As(e, &me) {
+				// At its line in the functionConfig, the field path
+				// included: the functionConfig is no item of the list.
+				r = errorResult(&manifest.Error{File: me.File, Field: me.Field, Err: me.Err})
+				r.Message = fmt.Sprintf("functionConfig line %d: %s", me.Line, r.Message)
+				if me.File == "functionConfig" {
+					r.File = nil
+				}
+			}
+			rl.Results = append(rl.Results, r)
+		}
 		return rl.Results
 	}
 	opts.KeepInputs = true
@@ -293,12 +306,13 @@ func (p *Processor) options(fc *yaml.RNode) (render.Options, error) {
 	var cfg v1alpha1.RenderConfigSpec
 	switch fc.GetKind() {
 	case v1alpha1.RenderConfigKind:
-		spec := fc.Field("spec")
-		if spec != nil {
-			if err := decodeStrict(spec.Value, &cfg); err != nil {
-				return base, fmt.Errorf("%s %s: spec: %w", fc.GetKind(), fc.GetName(), err)
-			}
+		// Read as the project file is (config.Parse): every mistake at
+		// once, at its line, with the known fields.
+		l, err := config.Parse(functionConfigFile(fc), []byte(fc.MustString()))
+		if err != nil {
+			return base, err
 		}
+		cfg = l.Spec
 	case "ConfigMap":
 		c, err := configFromData(fc.GetDataMap())
 		if err != nil {
@@ -318,7 +332,7 @@ func (p *Processor) options(fc *yaml.RNode) (render.Options, error) {
 	if p.Above != nil {
 		return p.merged(&layer)
 	}
-	o, _, err := config.Merge(layer).Options()
+	o, _, err := config.Merge(layer).Options(base.Root)
 	if err != nil {
 		return base, err
 	}
@@ -352,7 +366,7 @@ func (p *Processor) merged(fc *config.Layer) (render.Options, error) {
 		layers = append(layers, *fc)
 	}
 	layers = append(layers, p.Below...)
-	o, _, err := config.Merge(layers...).Options()
+	o, _, err := config.Merge(layers...).Options(p.Options.Root)
 	if err != nil {
 		return p.Options, err
 	}
@@ -387,17 +401,13 @@ func fnFields(l config.Layer) error {
 	return errors.Join(errs...)
 }
 
-func decodeStrict(n *yaml.RNode, into *v1alpha1.RenderConfigSpec) error {
-	b, err := n.MarshalJSON()
-	if err != nil {
-		return err
+// functionConfigFile names the functionConfig in errors: the file kpt
+// read it from, else "functionConfig".
+func functionConfigFile(fc *yaml.RNode) string {
+	if p := fc.GetAnnotations()[kioutil.PathAnnotation]; p != "" {
+		return p
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(into); err != nil {
-		return fmt.Errorf("%w: %v", render.ErrOptions, err)
-	}
-	return nil
+	return "functionConfig"
 }
 
 // configMapKey is the ConfigMap key of a configuration field
@@ -679,7 +689,7 @@ func forgetWritten(item *yaml.RNode) error {
 	}
 	var written map[string]string
 	if err := json.Unmarshal([]byte(rec), &written); err != nil {
-		return &manifest.Error{File: a[kioutil.PathAnnotation], Field: "metadata.annotations." + WrittenAnnotation,
+		return &manifest.Error{File: a[kioutil.PathAnnotation], Field: manifest.KeyPath("metadata.annotations", WrittenAnnotation),
 			Object: strings.Trim(item.GetKind()+"/"+item.GetNamespace()+"/"+item.GetName(), "/"),
 			Ref:    &manifest.Ref{APIVersion: item.GetApiVersion(), Kind: item.GetKind(), Namespace: item.GetNamespace(), Name: item.GetName()},
 			Err:    fmt.Errorf("%w: %v (the function writes it; remove it to keep the annotations it lists as your own)", ErrWrittenRecord, err)}

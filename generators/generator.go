@@ -150,6 +150,15 @@ type Waver interface {
 	Wave(spec *manifest.Object) (wave int, field string, ok bool)
 }
 
+// Checker is implemented by generators that can check a spec's own fields
+// without reading anything (unknown fields, wrong types, missing values).
+// The engine checks every spec before the wave plan, so that every spec's
+// errors are reported in one run, not one stage at a time; Generate still
+// reports them for callers that do not check first.
+type Checker interface {
+	Check(spec *manifest.Object) error
+}
+
 // TypeManager is implemented by generators whose specs name further types
 // whose instances come after the regular objects of their wave (as for the
 // instances of a CRD of the render).

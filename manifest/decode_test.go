@@ -152,11 +152,13 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 func TestLine(t *testing.T) {
-	objs, err := Decode("f.yaml", []byte("apiVersion: v1\nkind: X\nmetadata:\n  name: a\nspec:\n  ingress:\n    host: h\n"))
+	objs, err := Decode("f.yaml", []byte("apiVersion: v1\nkind: X\nmetadata:\n  name: a\n  annotations:\n    wavesmith.io/update-policy: x\nspec:\n  ingress:\n    host: h\n  list:\n  - a: 1\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for path, want := range map[string]int{"spec.ingress.host": 7, "spec.ingress": 6, "spec.unknown": 5, "metadata.name": 4} {
+	for path, want := range map[string]int{"spec.ingress.host": 9, "spec.ingress": 8, "spec.unknown": 7, "metadata.name": 4,
+		KeyPath("metadata.annotations", "wavesmith.io/update-policy"): 6, "metadata.annotations[other.io/x]": 5,
+		"spec.list[0].a": 11, "spec.list[0]": 11, "spec.list[3]": 10} {
 		if got := objs[0].Line(path); got != want {
 			t.Errorf("Line(%q) = %d, want %d", path, got, want)
 		}

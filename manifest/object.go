@@ -171,8 +171,13 @@ func (o *Object) stringMap(field string, create bool) map[string]any {
 }
 
 // Line returns the line of a dotted field path ("spec.ingress.host") in the
-// source document, or the document's line when the path is unknown.
+// source document, or the document's line when the path is unknown. A key
+// holding dots may be given in brackets
+// ("metadata.annotations[wavesmith.io/update-policy]", see KeyPath).
 func (o *Object) Line(path string) int {
+	if strings.IndexByte(path, '[') >= 0 {
+		path = dottedKeys(path)
+	}
 	for p := path; p != ""; {
 		if l, ok := o.pos[p]; ok {
 			return l
@@ -220,4 +225,58 @@ func SortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// KeyPath returns the field path of key under the mapping at path, in
+// brackets when the key holds a dot or a bracket
+// ("metadata.annotations[wavesmith.io/update-policy]"), so that the path
+// reads unambiguously; Line accepts it.
+func KeyPath(path, key string) string {
+	if strings.ContainsAny(key, ".[]") {
+		return path + "[" + key + "]"
+	}
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// dottedKeys turns the bracketed keys of a path (KeyPath) into the dotted
+// form the decoder records lines under; list indexes stay.
+func dottedKeys(path string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(path, '[')
+		if i < 0 {
+			b.WriteString(path)
+			return b.String()
+		}
+		j := strings.IndexByte(path[i:], ']')
+		if j < 0 {
+			b.WriteString(path)
+			return b.String()
+		}
+		j += i
+		inner := path[i+1 : j]
+		b.WriteString(path[:i])
+		if isIndex(inner) {
+			b.WriteString(path[i : j+1])
+		} else {
+			b.WriteByte('.')
+			b.WriteString(inner)
+		}
+		path = path[j+1:]
+	}
+}
+
+func isIndex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

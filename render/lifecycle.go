@@ -114,7 +114,7 @@ func checkKnownAnnotations(obj *manifest.Object) error {
 		}
 		errs = append(errs, obj.FieldError(annotationPath(k), fmt.Errorf("%w: %s", ErrAnnotation, msg)))
 	}
-	return errors.Join(errs...)
+	return manifest.Join(errs)
 }
 
 func isKnownAnnotation(k string) bool {
@@ -264,8 +264,29 @@ func isManagedTypeKind(obj *manifest.Object) bool {
 	return false
 }
 
+// annotationPath is the field path of an annotation:
+// metadata.annotations[wavesmith.io/update-policy].
 func annotationPath(key string) string {
-	return "metadata.annotations." + key
+	return manifest.KeyPath("metadata.annotations", key)
+}
+
+// checkLifecycleAnnotations checks the values of the lifecycle annotations
+// an object carries itself (waves, policies, status hint, hook), once, at
+// the object's own file and line: on a spec they are the defaults of its
+// children, which must not each report them again.
+func checkLifecycleAnnotations(obj *manifest.Object) error {
+	own := obj.Annotations()
+	var errs []error
+	for _, key := range append(lifecycleKeys[:len(lifecycleKeys):len(lifecycleKeys)], inventory.Hook) {
+		v, ok := own[key].(string) // a value that is not a string: checkMetadata
+		if !ok {
+			continue
+		}
+		if _, err := checkLifecycleValue(key, v); err != nil {
+			errs = append(errs, obj.FieldError(annotationPath(key), err))
+		}
+	}
+	return manifest.Join(errs)
 }
 
 // annotate writes the native annotations and those of each dialect, and

@@ -253,7 +253,7 @@ func TestRenderErrors(t *testing.T) {
 	}{
 		"Empty": {reason: "an empty input is an error, never an empty output", wantErr: ErrEmptyInput},
 		"BadWave": {reason: "an invalid wave names the field", objs: []*manifest.Object{configMap(map[string]any{"wavesmith.io/apply-order": "soon"})},
-			wantErr: ErrAnnotation, wantText: []string{"ConfigMap/ns/cm", "metadata.annotations.wavesmith.io/apply-order", "-32768..32767"}},
+			wantErr: ErrAnnotation, wantText: []string{"ConfigMap/ns/cm", "metadata.annotations[wavesmith.io/apply-order]", "-32768..32767"}},
 		"BadPolicy": {reason: "an invalid policy lists the allowed values", objs: []*manifest.Object{configMap(map[string]any{"wavesmith.io/delete-policy": "keep"})},
 			wantErr: ErrAnnotation, wantText: []string{"delete, orphan, orphan-on-apply, orphan-on-delete"}},
 		"BadHint": {reason: "status hints are checked", objs: []*manifest.Object{configMap(map[string]any{"wavesmith.io/status-hint": "ready"})},
@@ -285,4 +285,213 @@ func TestRenderErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSpecAnnotationReportedOnce: a bad lifecycle annotation on a spec is
+// reported once, at the spec's file and the annotation's line, not once per
+// child at a file its user never edited; a child's own bad annotation stays
+// reported at the child's source.
+func TestSpecAnnotationReportedOnce(t *testing.T) {
+	spec := func(t *testing.T, annotations string) *manifest.Object {
+		objs, err := manifest.Decode("w.yaml", []byte("apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  namespace: ns\n  annotations:\n"+annotations+"spec: {}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return objs[0]
+	}
+	children := func(own map[string]any) func(*manifest.Object) []*manifest.Object {
+		return func(*manifest.Object) []*manifest.Object {
+			var out []*manifest.Object
+			for _, n := range []string{"a", "b", "c"} {
+				c := manifest.New(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": n, "namespace": "ns", "annotations": own}})
+				c.Source.File, c.Source.Line = "chart/templates/cm.yaml", 3
+				out = append(out, c)
+			}
+			return out
+		}
+	}
+	type located struct{ File, Object, Field string }
+	cases := map[string]struct {
+		reason      string
+		annotations string
+		own         map[string]any
+		want        []located
+		wantLines   []int
+	}{
+		"SpecPolicies": {
+			reason:      "the spec's bad update-policy and delete-policy, each once, at their lines",
+			annotations: "    x.io/other: y\n    wavesmith.io/update-policy: apply\n    wavesmith.io/delete-policy: keep\n",
+			own:         map[string]any{},
+			want: []located{
+				{"w.yaml", "Widget.example.com/ns/w", "metadata.annotations[wavesmith.io/delete-policy]"},
+				{"w.yaml", "Widget.example.com/ns/w", "metadata.annotations[wavesmith.io/update-policy]"},
+			},
+			wantLines: []int{9, 8},
+		},
+		"SpecWaveAndHint": {
+			reason:      "every lifecycle annotation of a spec is checked at the spec",
+			annotations: "    wavesmith.io/apply-order: soon\n    wavesmith.io/status-hint: ready\n",
+			own:         map[string]any{},
+			want: []located{
+				{"w.yaml", "Widget.example.com/ns/w", "metadata.annotations[wavesmith.io/apply-order]"},
+				{"w.yaml", "Widget.example.com/ns/w", "metadata.annotations[wavesmith.io/status-hint]"},
+			},
+			wantLines: []int{7, 8},
+		},
+		"ChildOwn": {
+			reason:      "a child's own annotation is reported at its template, once per child",
+			annotations: "    x.io/other: y\n",
+			own:         map[string]any{"wavesmith.io/update-policy": "apply"},
+			want: []located{
+				{"chart/templates/cm.yaml", "ConfigMap/ns/a", "metadata.annotations[wavesmith.io/update-policy]"},
+				{"chart/templates/cm.yaml", "ConfigMap/ns/b", "metadata.annotations[wavesmith.io/update-policy]"},
+				{"chart/templates/cm.yaml", "ConfigMap/ns/c", "metadata.annotations[wavesmith.io/update-policy]"},
+			},
+			wantLines: []int{3, 3, 3},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Render(context.Background(), []*manifest.Object{spec(t, tc.annotations)}, widgetOptions(children(tc.own), nil))
+			if !errors.Is(err, ErrAnnotation) {
+				t.Fatalf("%s: want ErrAnnotation, got %v", tc.reason, err)
+			}
+			var es manifest.Errors
+			if !errors.As(err, &es) {
+				es = manifest.Errors{err}
+			}
+			var got []located
+			var lines []int
+			for _, e := range es {
+				var me *manifest.Error
+				if !errors.As(e, &me) {
+					t.Fatalf("%s: %v is not located", tc.reason, e)
+				}
+				got = append(got, located{me.File, me.Object, me.Field})
+				lines = append(lines, me.Line)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.wantLines, lines); diff != "" {
+				t.Errorf("%s: lines (-want +got):\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+// TestEveryErrorAtOnce: one spec with a fault of every stage (a bad name,
+// an unknown and a bad wavesmith.io annotation, an unknown field, a
+// string-typed wave, a missing dependency) and another file's spec with
+// its own faults give every error in one run, sorted.
+func TestEveryErrorAtOnce(t *testing.T) {
+	var objs []*manifest.Object
+	for file, doc := range map[string]string{
+		"comp.yaml": `apiVersion: wavesmith.io/v1alpha1
+kind: Component
+metadata:
+  name: App_1
+  namespace: apps
+  annotations:
+    wavesmith.io/aply-order: "1"
+    wavesmith.io/update-policy: apply
+spec:
+  wave: "1"
+  colour: red
+  dependsOn:
+  - name: nothere
+  source:
+    chart:
+      path: chart
+`,
+		"other.yaml": `apiVersion: wavesmith.io/v1alpha1
+kind: Component
+metadata:
+  name: other
+  namespace: apps
+spec:
+  wave: "2"
+  dependsOn:
+  - name: missing
+  source:
+    chart: {path: chart, colour: blue}
+`,
+	} {
+		o, err := manifest.Decode(file, []byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs = append(objs, o...)
+	}
+	type want struct {
+		file  string
+		line  int
+		field string
+		err   error
+	}
+	wants := []want{
+		{"comp.yaml", 7, "metadata.annotations[wavesmith.io/aply-order]", ErrAnnotation},
+		{"comp.yaml", 8, "metadata.annotations[wavesmith.io/update-policy]", ErrAnnotation},
+		{"comp.yaml", 4, "metadata.name", manifest.ErrInvalid},
+		{"comp.yaml", 11, "spec.colour", manifest.ErrInvalid},
+		{"comp.yaml", 13, "spec.dependsOn[0]", ErrDependency},
+		{"comp.yaml", 10, "spec.wave", manifest.ErrInvalid},
+		{"other.yaml", 9, "spec.dependsOn[0]", ErrDependency},
+		{"other.yaml", 11, "spec.source.chart.colour", manifest.ErrInvalid},
+		{"other.yaml", 7, "spec.wave", manifest.ErrInvalid},
+	}
+	_, err := Render(context.Background(), objs, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry()})
+	var es manifest.Errors
+	if !errors.As(err, &es) {
+		t.Fatalf("want every error at once, got %v", err)
+	}
+	if len(es) != len(wants) {
+		t.Fatalf("got %d errors, want %d:\n%v", len(es), len(wants), err)
+	}
+	for i, w := range wants {
+		var me *manifest.Error
+		if !errors.As(es[i], &me) {
+			t.Errorf("error %d (%v) is not located", i, es[i])
+			continue
+		}
+		if me.File != w.file || me.Line != w.line || me.Field != w.field || !errors.Is(es[i], w.err) {
+			t.Errorf("error %d: got %s:%d %s (%v), want %s:%d %s (%v)", i, me.File, me.Line, me.Field, es[i], w.file, w.line, w.field, w.err)
+		}
+	}
+}
+
+// TestCheck: the checks Render runs first, alone: every error of every
+// object, the spec's own fields (generators.Checker) included, nothing
+// rendered.
+func TestCheck(t *testing.T) {
+	objs, err := manifest.Decode("c.yaml", []byte("apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata:\n  name: App_1\n  annotations: {wavesmith.io/update-policy: apply}\nspec:\n  wave: \"1\"\n  source: {chart: {path: chart}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Check(objs, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry()})
+	var fields []string
+	for _, e := range flattenErrors(err) {
+		var me *manifest.Error
+		if !errors.As(e, &me) {
+			t.Fatalf("not located: %v", e)
+		}
+		fields = append(fields, me.Field)
+	}
+	if diff := cmp.Diff([]string{"metadata.annotations[wavesmith.io/update-policy]", "metadata.name", "spec.wave"}, fields); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+	if !errors.Is(err, ErrAnnotation) || !errors.Is(err, manifest.ErrInvalid) {
+		t.Errorf("the sentinels are lost: %v", err)
+	}
+}
+
+func flattenErrors(err error) []error {
+	var es manifest.Errors
+	if errors.As(err, &es) {
+		return es
+	}
+	if err == nil {
+		return nil
+	}
+	return []error{err}
 }

@@ -64,6 +64,7 @@ func newWavePlan(specs []*Item, reg generators.Registry, def int) (*wavePlan, er
 	for i, it := range specs {
 		byKey[it.Object.Key()] = i
 	}
+	var errs []error
 	for i, it := range specs {
 		o := it.Object
 		g, _ := reg.Lookup(o)
@@ -85,7 +86,8 @@ func newWavePlan(specs []*Item, reg generators.Registry, def int) (*wavePlan, er
 		}
 		for _, dep := range d.DependsOn(o) {
 			if dep.Name == "" {
-				return nil, o.FieldError(dep.Field+".name", fmt.Errorf("%w: a name is required", ErrDependency))
+				errs = append(errs, o.FieldError(dep.Field+".name", fmt.Errorf("%w: a name is required", ErrDependency)))
+				continue
 			}
 			ns := dep.Namespace
 			if ns == "" {
@@ -93,11 +95,15 @@ func newWavePlan(specs []*Item, reg generators.Registry, def int) (*wavePlan, er
 			}
 			k, ok := byKey[manifest.Key{Group: dep.Group, Kind: dep.Kind, Namespace: ns, Name: dep.Name}]
 			if !ok {
-				return nil, o.FieldError(dep.Field, fmt.Errorf("%w: %s not found among the inputs", ErrDependency, manifest.Quote(dep.Kind+" "+ns+"/"+dep.Name)))
+				errs = append(errs, o.FieldError(dep.Field, fmt.Errorf("%w: %s not found among the inputs", ErrDependency, manifest.Quote(dep.Kind+" "+ns+"/"+dep.Name))))
+				continue
 			}
 			p.deps[i] = append(p.deps[i], k)
 			p.depFields[i] = append(p.depFields[i], dep.Field)
 		}
+	}
+	if len(errs) > 0 {
+		return nil, manifest.Join(errs) // every dependency error at once
 	}
 	return p, p.levelize()
 }

@@ -108,29 +108,47 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 
 	res := &Result{}
 	var errs []error
+	// Every problem of every input is reported in one run: the checks of
+	// the objects as read, each spec's own fields (generators.Checker) and
+	// the specs' dependencies, those of specs with other errors included.
+	var specs []*Item // every served spec, with errors or not
 	srv := newServed(opts.Generators)
 	for _, o := range inputs {
 		if err := srv.check(o); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		if err := checkInput(o, opts.Engines); err != nil {
-			errs = append(errs, err)
-			continue
+		inErr := checkInput(o, opts.Engines)
+		g, isSpec := opts.Generators.Lookup(o)
+		var specErr error
+		if c, ok := g.(generators.Checker); ok && isSpec {
+			specErr = c.Check(o)
 		}
 		it := &Item{Object: o, Role: PassThrough, Spec: -1}
-		if _, ok := opts.Generators.Lookup(o); ok {
+		if isSpec {
 			it.Role = Spec
-			it.Spec = len(res.Specs)
-			if o.Namespace() == "" {
+			meta, _ := o.Map["metadata"].(map[string]any)
+			if ns := meta["namespace"]; ns == nil || ns == "" { // a wrong type stays, reported
 				o.SetNamespace(opts.Namespace)
 			}
+			specs = append(specs, it)
+		}
+		if inErr != nil || specErr != nil {
+			errs = append(errs, inErr, specErr)
+			continue
+		}
+		if isSpec {
+			it.Spec = len(res.Specs)
 			delete(o.Map, "status")
 			res.Specs = append(res.Specs, it)
 		}
 		res.Items = append(res.Items, it)
 	}
+	defWave, _ := strconv.Atoi(opts.Defaults[inventory.ApplyOrder])
 	if err := sortedJoin(errs); err != nil {
+		if _, perr := newWavePlan(specs, opts.Generators, defWave); perr != nil {
+			err = sortedJoin([]error{err, perr})
+		}
 		return nil, err
 	}
 
@@ -141,7 +159,6 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	table.Merge(opts.Scope)
 	opts.Scope = table
 
-	defWave, _ := strconv.Atoi(opts.Defaults[inventory.ApplyOrder])
 	plan, err := newWavePlan(res.Specs, opts.Generators, defWave)
 	if err != nil {
 		return nil, err
@@ -219,17 +236,51 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	return res, nil
 }
 
+// Check runs the checks of the objects as read that Render runs first
+// (served kinds and versions, metadata, wavesmith.io annotations, each
+// spec's own fields: generators.Checker) and returns every error, sorted.
+// It renders nothing: a door calls it on the objects of the files that
+// were read fine when others were not, so that one run reports both.
+func Check(objs []*manifest.Object, opts Options) error {
+	opts, err := opts.normalize()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	srv := newServed(opts.Generators)
+	for _, o := range objs {
+		if v, _ := o.Annotation(localConfig); v == "true" {
+			continue
+		}
+		if err := srv.check(o); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		errs = append(errs, checkInput(o, opts.Engines))
+		if g, ok := opts.Generators.Lookup(o); ok {
+			if c, ok := g.(generators.Checker); ok {
+				errs = append(errs, c.Check(o))
+			}
+		}
+	}
+	return sortedJoin(errs)
+}
+
 // checkInput checks an object as read: metadata, the wavesmith.io
 // annotations it may carry, and a wave in an engine's vocabulary, taken as
 // its apply-order.
+// Every problem is reported at once: a bad name does not hide an unknown
+// annotation, nor that a bad policy value.
 func checkInput(o *manifest.Object, engines []gitops.Dialect) error {
-	if err := checkMetadata(o); err != nil {
-		return err
+	var errs manifest.Errors
+	for _, err := range []error{checkMetadata(o), checkKnownAnnotations(o), checkLifecycleAnnotations(o), adoptEngineWaves(o, engines)} {
+		if es, ok := err.(manifest.Errors); ok {
+			errs = append(errs, es...)
+		} else if err != nil {
+			errs = append(errs, err)
+		}
 	}
-	if err := checkKnownAnnotations(o); err != nil {
-		return err
-	}
-	return adoptEngineWaves(o, engines)
+	return manifest.Join(errs)
 }
 
 // specOutput is what rendering one spec gives.

@@ -366,7 +366,7 @@ func TestArgoCDBadInput(t *testing.T) {
 			reason: "warnings name the application too",
 			env:    map[string]string{"ARGOCD_APP_NAME": "shop", "ARGOCD_APP_SOURCE_PATH": "."},
 			args:   []string{"render", warns},
-			want:   stream{exitOK, true, []string{"wavesmith (argocd app shop): warning: " + warns + ": ConfigMap/n/a: metadata.annotations.wavesmith.io/reconcile-policy: argocd cannot express this"}},
+			want:   stream{exitOK, true, []string{"wavesmith (argocd app shop): warning: " + warns + ": ConfigMap/n/a: metadata.annotations[wavesmith.io/reconcile-policy]: argocd cannot express this"}},
 		},
 		"Warning": {
 			reason: "without ARGOCD_APP_NAME, no prefix",

@@ -439,6 +439,13 @@ func (f *renderFlags) render(c *cobra.Command, s *setup) (*render.Result, error)
 	defer cancel()
 	objs, err := load.Inputs(ctx, s.opts.Root, s.opts.Generators, s.inputs, c.InOrStdin())
 	if err != nil {
+		// The files read fine are checked too: one run reports every
+		// error of every file.
+		if len(objs) > 0 && ctx.Err() == nil {
+			if cerr := render.Check(objs, s.opts); cerr != nil {
+				err = manifest.JoinSorted([]error{err, cerr})
+			}
+		}
 		return nil, err
 	}
 	if f.verbose {

@@ -30,7 +30,18 @@ func main() {
 		// (still well under helm template's) for less GC work.
 		debug.SetGCPercent(200)
 	}
-	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	stderr, restore := filterStderr(os.Getenv)
+	code := func() int {
+		defer func() {
+			if p := recover(); p != nil {
+				restore() // forward what was written before the panic
+				panic(p)
+			}
+		}()
+		return run(os.Args[1:], os.Stdin, os.Stdout, stderr)
+	}()
+	restore()
+	os.Exit(code)
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
@@ -24,25 +26,34 @@ import (
 // source covering a spec generators.ErrSourceCoversSpec.
 
 // Decode reads a Component strictly: unknown fields and wrong types are
-// errors naming the field path; exactly one source is required.
+// errors naming the field path; exactly one source is required. It
+// reports every error it finds, not the first.
 func Decode(spec *manifest.Object) (*v1alpha1.Component, error) {
+	var errs []error
 	if spec.Name() == "" {
-		return nil, spec.FieldError("metadata.name", fmt.Errorf("%w: a Component needs a name", manifest.ErrInvalid))
+		errs = append(errs, spec.FieldError("metadata.name", fmt.Errorf("%w: a Component needs a name", manifest.ErrInvalid)))
 	}
 	raw, _ := spec.Map["spec"]
 	if raw == nil {
-		return nil, spec.FieldError("spec.source", fmt.Errorf("%w: spec.source is required", manifest.ErrInvalid))
+		errs = append(errs, spec.FieldError("spec.source", fmt.Errorf("%w: spec.source is required", manifest.ErrInvalid)))
+		return nil, manifest.Join(errs)
 	}
 	if err := check(spec, "spec", raw, reflect.TypeOf(v1alpha1.ComponentSpec{})); err != nil {
-		return nil, err
+		// The fields that are right are still checked below, on a
+		// spec without the wrong ones.
+		bad := flatten(err)
+		errs = append(errs, bad...)
+		if raw = withoutBad(raw, bad); raw == nil {
+			return nil, manifest.Join(errs)
+		}
 	}
 	b, err := json.Marshal(raw)
 	if err != nil {
-		return nil, spec.FieldError("spec", fmt.Errorf("%w: %v", manifest.ErrInvalid, err))
+		return nil, manifest.Join(append(errs, spec.FieldError("spec", fmt.Errorf("%w: %v", manifest.ErrInvalid, err))))
 	}
 	c := &v1alpha1.Component{}
 	if err := json.Unmarshal(b, &c.Spec); err != nil {
-		return nil, spec.FieldError("spec", fmt.Errorf("%w: %v", manifest.ErrInvalid, err))
+		return nil, manifest.Join(append(errs, spec.FieldError("spec", fmt.Errorf("%w: %v", manifest.ErrInvalid, err))))
 	}
 	c.Name, c.Namespace = spec.Name(), spec.Namespace()
 	c.Annotations = map[string]string{}
@@ -51,122 +62,194 @@ func Decode(spec *manifest.Object) (*v1alpha1.Component, error) {
 			c.Annotations[k] = s
 		}
 	}
+	if err := checkSpec(spec, c, badPaths(errs)); err != nil {
+		errs = append(errs, flatten(err)...)
+	}
+	if len(errs) > 0 {
+		return nil, manifest.Join(errs)
+	}
+	return c, nil
+}
+
+// checkSpec checks the values of a decoded Component, every one.
+// bad holds the fields check refused: the source's rules are not checked
+// again on a source that lost some of them.
+func checkSpec(spec *manifest.Object, c *v1alpha1.Component, bad []string) error {
+	var errs []error
 	src := c.Spec.Source
+	for _, b := range bad {
+		if b == "spec.source" || strings.HasPrefix(b, "spec.source.") {
+			src = v1alpha1.Source{Chart: &v1alpha1.PathSource{Path: "."}} // reported by check
+		}
+	}
 	switch {
 	case (src.Chart == nil) == (src.Kustomization == nil):
-		return nil, spec.FieldError("spec.source", fmt.Errorf("%w: set exactly one of chart and kustomization", manifest.ErrInvalid))
+		errs = append(errs, spec.FieldError("spec.source", fmt.Errorf("%w: set exactly one of chart and kustomization", manifest.ErrInvalid)))
 	case src.Chart != nil && src.Chart.Path != "" && (src.Chart.Repo != "" || src.Chart.Name != "" || src.Chart.Version != ""):
-		return nil, spec.FieldError("spec.source.chart", fmt.Errorf("%w: set either path or repo, name and version", manifest.ErrInvalid))
+		errs = append(errs, spec.FieldError("spec.source.chart", fmt.Errorf("%w: set either path or repo, name and version", manifest.ErrInvalid)))
 	case src.Chart != nil && src.Chart.Path == "" && src.Chart.Repo == "":
-		return nil, spec.FieldError("spec.source.chart.path", fmt.Errorf("%w: a path (or repo, name and version) is required", manifest.ErrInvalid))
+		errs = append(errs, spec.FieldError("spec.source.chart.path", fmt.Errorf("%w: a path (or repo, name and version) is required", manifest.ErrInvalid)))
 	case src.Chart != nil && src.Chart.Repo != "" && !strings.HasPrefix(src.Chart.Repo, "https://") && !strings.HasPrefix(src.Chart.Repo, "http://") && !strings.HasPrefix(src.Chart.Repo, "oci://"):
-		return nil, spec.FieldError("spec.source.chart.repo", fmt.Errorf("%w: %q: want an https:// or http:// chart repository URL, or an oci:// registry reference", manifest.ErrInvalid, src.Chart.Repo))
+		errs = append(errs, spec.FieldError("spec.source.chart.repo", fmt.Errorf("%w: %q: want an https:// or http:// chart repository URL, or an oci:// registry reference", manifest.ErrInvalid, src.Chart.Repo)))
 	case src.Chart != nil && src.Chart.Repo != "" && src.Chart.Name == "":
-		return nil, spec.FieldError("spec.source.chart.name", fmt.Errorf("%w: a chart of a repository needs its name", manifest.ErrInvalid))
+		errs = append(errs, spec.FieldError("spec.source.chart.name", fmt.Errorf("%w: a chart of a repository needs its name", manifest.ErrInvalid)))
 	case src.Chart != nil && src.Chart.Repo != "" && src.Chart.Version == "":
-		return nil, spec.FieldError("spec.source.chart.version", fmt.Errorf("%w: a chart of a repository needs a version or a semver range (the lock records the exact one)", manifest.ErrInvalid))
+		errs = append(errs, spec.FieldError("spec.source.chart.version", fmt.Errorf("%w: a chart of a repository needs a version or a semver range (the lock records the exact one)", manifest.ErrInvalid)))
 	case src.Kustomization != nil && src.Kustomization.Path == "":
-		return nil, spec.FieldError("spec.source.kustomization.path", fmt.Errorf("%w: a path is required", manifest.ErrInvalid))
+		errs = append(errs, spec.FieldError("spec.source.kustomization.path", fmt.Errorf("%w: a path is required", manifest.ErrInvalid)))
 	case src.Kustomization != nil && c.Spec.StrictHooks:
-		return nil, spec.FieldError("spec.strictHooks", fmt.Errorf("%w: strictHooks applies to chart sources only (a kustomization has no Helm hooks)", manifest.ErrInvalid))
+		errs = append(errs, spec.FieldError("spec.strictHooks", fmt.Errorf("%w: strictHooks applies to chart sources only (a kustomization has no Helm hooks)", manifest.ErrInvalid)))
 	}
 	if w := c.Spec.Wave; w != nil && (*w < -32768 || *w > 32767) {
-		return nil, spec.FieldError("spec.wave", fmt.Errorf("%w: %d: want -32768..32767", manifest.ErrInvalid, *w))
+		errs = append(errs, spec.FieldError("spec.wave", fmt.Errorf("%w: %d: want -32768..32767", manifest.ErrInvalid, *w)))
+	}
+	if p := c.Spec.Policies; p != nil {
+		for _, f := range []struct{ field, key, v string }{
+			{"adoption", inventory.AdoptionPolicy, p.Adoption}, {"delete", inventory.DeletePolicy, p.Delete},
+			{"reconcile", inventory.ReconcilePolicy, p.Reconcile}, {"update", inventory.UpdatePolicy, p.Update},
+		} {
+			if f.v != "" && !slices.Contains(inventory.Allowed[f.key], kebab(strings.TrimSpace(f.v))) {
+				errs = append(errs, spec.FieldError("spec.policies."+f.field, fmt.Errorf("%w: %q is not one of %s", manifest.ErrInvalid, f.v, strings.Join(inventory.Allowed[f.key], ", "))))
+			}
+		}
 	}
 	for i, h := range c.Spec.StatusHints {
 		path := fmt.Sprintf("spec.statusHints[%d]", i)
 		switch {
 		case h.Kind == "":
-			return nil, spec.FieldError(path+".kind", fmt.Errorf("%w: a kind is required", manifest.ErrInvalid))
+			errs = append(errs, spec.FieldError(path+".kind", fmt.Errorf("%w: a kind is required", manifest.ErrInvalid)))
 		case h.Hint == "":
-			return nil, spec.FieldError(path+".hint", fmt.Errorf("%w: a hint is required (has-observed-generation, has-ready-condition, conditions=A;B)", manifest.ErrInvalid))
-		}
-		if err := inventory.ValidateStatusHint(h.Hint); err != nil {
-			return nil, spec.FieldError(path+".hint", fmt.Errorf("%w: %w", manifest.ErrInvalid, err))
+			errs = append(errs, spec.FieldError(path+".hint", fmt.Errorf("%w: a hint is required (has-observed-generation, has-ready-condition, conditions=A;B)", manifest.ErrInvalid)))
+		default:
+			if err := inventory.ValidateStatusHint(h.Hint); err != nil {
+				errs = append(errs, spec.FieldError(path+".hint", fmt.Errorf("%w: %w", manifest.ErrInvalid, err)))
+			}
 		}
 	}
 	for i, s := range c.Spec.Scopes {
 		path := fmt.Sprintf("spec.scopes[%d]", i)
 		switch {
 		case s.Kind == "":
-			return nil, spec.FieldError(path+".kind", fmt.Errorf("%w: a kind is required", manifest.ErrInvalid))
+			errs = append(errs, spec.FieldError(path+".kind", fmt.Errorf("%w: a kind is required", manifest.ErrInvalid)))
 		case s.Scope != v1alpha1.ScopeNamespaced && s.Scope != v1alpha1.ScopeCluster:
-			return nil, spec.FieldError(path+".scope", fmt.Errorf("%w: %q: want Namespaced or Cluster", manifest.ErrInvalid, s.Scope))
+			errs = append(errs, spec.FieldError(path+".scope", fmt.Errorf("%w: %q: want Namespaced or Cluster", manifest.ErrInvalid, s.Scope)))
 		}
 	}
-	return c, nil
+	return manifest.Join(errs)
+}
+
+// kebab reads a policy value written in CamelCase (IfUnowned) as its
+// kebab-case spelling, as the engine accepts it.
+func kebab(s string) string {
+	if strings.Contains(s, "-") || strings.ToLower(s) == s {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// badPaths returns the field paths of located errors.
+func badPaths(errs []error) []string {
+	var out []string
+	for _, e := range errs {
+		var me *manifest.Error
+		if errors.As(e, &me) {
+			out = append(out, me.Field)
+		}
+	}
+	return out
+}
+
+// withoutBad returns a copy of the spec's value without the fields the
+// errors name (a list element becomes null), or nil when the errors name
+// the spec itself.
+func withoutBad(raw any, errs []error) any {
+	raw = manifest.DeepCopyValue(raw)
+	for _, p := range badPaths(errs) {
+		if p == "spec" {
+			return nil
+		}
+		if !strings.HasPrefix(p, "spec.") {
+			continue
+		}
+		removePath(raw, p[len("spec."):])
+	}
+	return raw
+}
+
+// removePath removes the field at a path of check's (a.b[2].c) from v.
+func removePath(v any, path string) {
+	for path != "" {
+		var key string
+		idx := -1
+		if path[0] == '[' {
+			end := strings.IndexByte(path, ']')
+			if end < 0 {
+				return
+			}
+			n, err := strconv.Atoi(path[1:end])
+			if err != nil {
+				return
+			}
+			idx, path = n, path[end+1:]
+		} else {
+			end := strings.IndexAny(path, ".[")
+			if end < 0 {
+				end = len(path)
+			}
+			key, path = path[:end], path[end:]
+		}
+		path = strings.TrimPrefix(path, ".")
+		switch t := v.(type) {
+		case map[string]any:
+			if idx >= 0 {
+				return
+			}
+			if path == "" {
+				delete(t, key)
+				return
+			}
+			v = t[key]
+		case []any:
+			if idx < 0 || idx >= len(t) {
+				return
+			}
+			if path == "" {
+				t[idx] = nil
+				return
+			}
+			v = t[idx]
+		default:
+			return
+		}
+	}
+}
+
+// flatten lists the errors of a joined error.
+func flatten(err error) []error {
+	if es, ok := err.(manifest.Errors); ok {
+		return es
+	}
+	return []error{err}
 }
 
 var jsonType = reflect.TypeOf(apiextensionsv1.JSON{})
 
-// check walks a decoded value against the Go type: unknown fields and
-// wrong kinds of values are errors at their field path.
+// check walks a decoded value against the Go type (manifest.CheckFields):
+// unknown fields and wrong kinds of values are errors at their field path,
+// wrapping manifest.ErrInvalid; values and other free-form JSON are not
+// looked into.
 func check(spec *manifest.Object, path string, v any, t reflect.Type) error {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == jsonType || v == nil {
-		return nil
-	}
-	bad := func(want string) error {
-		return spec.FieldError(path, fmt.Errorf("%w: want %s, got %T", manifest.ErrInvalid, want, v))
-	}
-	switch t.Kind() {
-	case reflect.Struct:
-		m, ok := v.(map[string]any)
-		if !ok {
-			return bad("a mapping")
-		}
-		fields := map[string]reflect.Type{}
-		var known []string
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			name := strings.Split(f.Tag.Get("json"), ",")[0]
-			if name == "" || name == "-" {
-				continue
-			}
-			fields[name] = f.Type
-			known = append(known, name)
-		}
-		sort.Strings(known)
-		var errs []error
-		for _, k := range manifest.SortedKeys(m) {
-			ft, ok := fields[k]
-			if !ok {
-				errs = append(errs, spec.FieldError(path+"."+k, fmt.Errorf("%w: unknown field %q (known: %s)", manifest.ErrInvalid, k, strings.Join(known, ", "))))
-				continue
-			}
-			if err := check(spec, path+"."+k, m[k], ft); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		return manifest.Join(errs)
-	case reflect.Slice:
-		s, ok := v.([]any)
-		if !ok {
-			return bad("a list")
-		}
-		var errs []error
-		for i, e := range s {
-			if err := check(spec, fmt.Sprintf("%s[%d]", path, i), e, t.Elem()); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		return manifest.Join(errs)
-	case reflect.String:
-		if _, ok := v.(string); !ok {
-			return bad("a string")
-		}
-	case reflect.Int32, reflect.Int64, reflect.Int:
-		if _, ok := v.(int64); !ok {
-			return bad("an integer")
-		}
-	case reflect.Bool:
-		if _, ok := v.(bool); !ok {
-			return bad("a boolean")
-		}
-	}
-	return nil
+	return manifest.Join(manifest.CheckFields(spec, path, v, t, manifest.FieldCheck{Opaque: []reflect.Type{jsonType}}))
 }
 
 // Placement returns the deployment namespace and name: spec.namespace and

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/internal/fsroot"
@@ -285,6 +286,53 @@ func TestNullSource(t *testing.T) {
 			}
 			if got := res.SpecLabels["source"]; got != tc.want {
 				t.Errorf("the %s generator ran, want the %s one", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestDecodeReportsEveryStage: an unknown field does not hide the rules
+// checked on the decoded values (a wave out of range, a status hint
+// without a kind, a bad scope), and a bad source is not also reported as
+// missing.
+func TestDecodeReportsEveryStage(t *testing.T) {
+	cases := map[string]struct {
+		spec map[string]any
+		want []string
+	}{
+		"FieldsAndValues": {
+			spec: map[string]any{"colour": "red", "wave": int64(99999), "source": map[string]any{"chart": map[string]any{"path": "x"}},
+				"statusHints": []any{map[string]any{"hint": "has-ready-condition"}}, "scopes": []any{map[string]any{"kind": "X", "scope": "Galaxy"}}},
+			want: []string{"spec.colour", "spec.scopes[0].scope", "spec.statusHints[0].kind", "spec.wave"},
+		},
+		"Policies": {
+			spec: map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}},
+				"policies": map[string]any{"update": "apply", "adoption": "IfUnowned", "delete": "keep", "reconcile": "once"}},
+			want: []string{"spec.policies.delete", "spec.policies.update"},
+		},
+		"BadSource": {
+			spec: map[string]any{"source": map[string]any{"chart": "x"}, "strictHooks": "yes"},
+			want: []string{"spec.source.chart", "spec.strictHooks"},
+		},
+		"BadListElement": {
+			spec: map[string]any{"source": map[string]any{"chart": map[string]any{"path": "x"}}, "dependsOn": []any{"a", map[string]any{"nam": "b"}}},
+			want: []string{"spec.dependsOn[0]", "spec.dependsOn[1].nam"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			spec := manifest.New(map[string]any{"apiVersion": "wavesmith.io/v1alpha1", "kind": "Component", "metadata": map[string]any{"name": "c"}, "spec": tc.spec})
+			err := errAs(spec)
+			var fields []string
+			for _, e := range flatten(err) {
+				var me *manifest.Error
+				if !errors.As(e, &me) || !errors.Is(e, manifest.ErrInvalid) {
+					t.Fatalf("not a located invalid value: %v", e)
+				}
+				fields = append(fields, me.Field)
+			}
+			if diff := cmp.Diff(tc.want, fields, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+				t.Errorf("-want +got:\n%s\n%v", diff, err)
 			}
 		})
 	}

@@ -33,7 +33,14 @@ var (
 	_ generators.Dependent   = Generator{}
 	_ generators.Waver       = Generator{}
 	_ generators.TypeManager = Generator{}
+	_ generators.Checker     = Generator{}
 )
+
+// Check implements generators.Checker: Decode's errors, every one.
+func (Generator) Check(spec *manifest.Object) error {
+	_, err := Decode(spec)
+	return err
+}
 
 // Generate implements generators.Generator.
 func (g Generator) Generate(ctx context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {

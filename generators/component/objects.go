@@ -91,7 +91,7 @@ func CheckNoNativeAnnotations(o *manifest.Object, allowed ...string) error {
 			ok = ok || a == k
 		}
 		if !ok {
-			return o.FieldError("metadata.annotations."+k, errNative)
+			return o.FieldError(manifest.KeyPath("metadata.annotations", k), errNative)
 		}
 	}
 	return nil

@@ -87,6 +87,12 @@ func (g *Generator) Generate(_ context.Context, spec *manifest.Object, opts gene
 	}}, nil
 }
 
+// Check implements generators.Checker: Decode's errors, every one.
+func (g *Generator) Check(spec *manifest.Object) error {
+	_, err := Decode(spec)
+	return err
+}
+
 // Decode reads a Kaoto strictly: metadata.name is required, spec may hold
 // only image and ingress{host,path}, all strings; image, when given, must
 // be an image reference the API server and the kubelet accept. Errors

@@ -35,7 +35,7 @@ func (Engine) Markers() (annotations, labels []string) { return []string{Trackin
 func (e Engine) Annotate(obj *manifest.Object, lc *gitops.Lifecycle) []manifest.Warning {
 	var warns []manifest.Warning
 	warn := func(key, format string, args ...any) {
-		warns = append(warns, obj.Warn("metadata.annotations."+key, "argocd cannot express this: "+fmt.Sprintf(format, args...)))
+		warns = append(warns, obj.Warn(manifest.KeyPath("metadata.annotations", key), "argocd cannot express this: "+fmt.Sprintf(format, args...)))
 	}
 	e.SetWave(obj, lc.ApplyOrder)
 	var opts []string

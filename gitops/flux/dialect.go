@@ -44,7 +44,7 @@ func (Engine) SetWave(*manifest.Object, int) {}
 func (Engine) Annotate(obj *manifest.Object, lc *gitops.Lifecycle) []manifest.Warning {
 	var warns []manifest.Warning
 	warn := func(key, format string, args ...any) {
-		warns = append(warns, obj.Warn("metadata.annotations."+key, "flux cannot express this: "+fmt.Sprintf(format, args...)))
+		warns = append(warns, obj.Warn(manifest.KeyPath("metadata.annotations", key), "flux cannot express this: "+fmt.Sprintf(format, args...)))
 	}
 	if inventory.DeleteOnly(lc.Hook) {
 		// Flux runs no delete hooks: an Ignore object is never applied,

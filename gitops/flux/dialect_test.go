@@ -33,7 +33,7 @@ func TestDeleteHooks(t *testing.T) {
 			switch {
 			case tc.warning == "" && len(warns) != 0:
 				t.Errorf("warnings: %v", warns)
-			case tc.warning != "" && (len(warns) != 1 || !strings.Contains(warns[0].Message, tc.warning) || warns[0].Field != "metadata.annotations."+inventory.Hook):
+			case tc.warning != "" && (len(warns) != 1 || !strings.Contains(warns[0].Message, tc.warning) || warns[0].Field != manifest.KeyPath("metadata.annotations", inventory.Hook)):
 				t.Errorf("want one warning on %s saying %q, got %+v", inventory.Hook, tc.warning, warns)
 			}
 		})

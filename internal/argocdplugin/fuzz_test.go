@@ -39,7 +39,7 @@ func FuzzLayers(f *testing.F) {
 			}
 			return
 		}
-		_, _, err := config.Merge(p1, e1, c1).Options()
+		_, _, err := config.Merge(p1, e1, c1).Options(t.TempDir())
 		if err != nil && !strings.Contains(err.Error(), "ARGOCD_") {
 			t.Fatalf("a bad value accepted by the parser is reported without its source: %v", err)
 		}

@@ -75,6 +75,10 @@ func DefaultRoot(paths []string, cwd string) string {
 // an error naming both (generators.ErrSourceCoversSpec), and so is a source file
 // that does not decode but names the apiVersion of one of reg's groups:
 // no spec is ever dropped silently.
+//
+// With the errors of files that were read, Inputs also returns the objects
+// of the files that decoded, so that a door can check them in the same run
+// (render.Check); they are never to be rendered.
 func Inputs(ctx context.Context, root string, reg generators.Registry, paths []string, stdin io.Reader) ([]*manifest.Object, error) {
 	if reg == nil {
 		return nil, ErrNoGenerators
@@ -101,6 +105,9 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 		}
 		inputs = append(inputs, in)
 	}
+	// Every PATH is checked before any is read: a missing one does not
+	// hide the next one's problem.
+	var pathErrs []error
 	for _, p := range paths {
 		if p == "-" {
 			add(input{path: "-"})
@@ -111,10 +118,12 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 			err = pe.Err // "nope: no such file or directory", not "nope: statat nope: ..."
 		}
 		if err != nil {
-			return nil, &manifest.Error{File: p, Err: err}
+			pathErrs = append(pathErrs, &manifest.Error{File: p, Err: err})
+			continue
 		}
 		if rec := RenderedTree(r, p); rec != "" {
-			return nil, &manifest.Error{File: p, Err: fmt.Errorf("%w: it lies in the tree marked by %s; render the specs the tree came from", outtree.ErrRenderedTree, rec)}
+			pathErrs = append(pathErrs, &manifest.Error{File: p, Err: fmt.Errorf("%w: it lies in the tree marked by %s; render the specs the tree came from", outtree.ErrRenderedTree, rec)})
+			continue
 		}
 		if !fi.IsDir() {
 			add(input{path: p, size: fi.Size(), key: resolved(p)})
@@ -122,7 +131,11 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 		}
 		found, candidates, err := w.walk(p)
 		if err != nil {
-			return nil, err
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			pathErrs = append(pathErrs, err)
+			continue
 		}
 		for _, f := range found {
 			add(f)
@@ -131,6 +144,9 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 			c.candidate = true
 			add(c)
 		}
+	}
+	if err := manifest.JoinSorted(pathErrs); err != nil {
+		return nil, err
 	}
 	var stdinData []byte
 	for i, in := range inputs {
@@ -218,7 +234,13 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 		errs[i] = nil // a source: a template need not decode
 	}
 	if err := manifest.JoinSorted(errs); err != nil {
-		return nil, err
+		var good []*manifest.Object
+		for i, d := range docs {
+			if errs[i] == nil && (!inputs[i].candidate || k.firstSpec(d) != nil) && used.covering(inputs[i].path) == nil {
+				good = append(good, d...)
+			}
+		}
+		return good, err
 	}
 	return out, nil
 }

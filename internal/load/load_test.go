@@ -344,3 +344,53 @@ func TestLoadMissingInput(t *testing.T) {
 		t.Errorf("message %q, want %q", got, want)
 	}
 }
+
+// TestLoadEveryPathError: every PATH is checked before any is read: two
+// missing ones are both named, and a good one among them does not hide
+// them.
+func TestLoadEveryPathError(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	if err := os.WriteFile(good, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	_, err := loadIn(dir, []string{b, good, a}, nil)
+	var es manifest.Errors
+	if !errors.As(err, &es) || len(es) != 2 {
+		t.Fatalf("want both missing paths at once, got %v", err)
+	}
+	for i, want := range []string{a, b} {
+		var me *manifest.Error
+		if !errors.As(es[i], &me) || me.File != want || !errors.Is(es[i], os.ErrNotExist) {
+			t.Errorf("error %d: %v, want %s not found", i, es[i], want)
+		}
+	}
+}
+
+// TestLoadKeepsTheGoodFilesWithErrors: with a file that does not decode,
+// Inputs reports it and returns the objects of the files that did (for
+// render.Check), never those of the bad file.
+func TestLoadKeepsTheGoodFilesWithErrors(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"a.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+		"broken.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x\n",
+		"c.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	objs, err := loadIn(dir, []string{dir}, nil)
+	if !errors.Is(err, manifest.ErrSyntax) {
+		t.Fatalf("want the syntax error of broken.yaml, got %v", err)
+	}
+	var names []string
+	for _, o := range objs {
+		names = append(names, o.Name())
+	}
+	if diff := cmp.Diff([]string{"a", "c"}, names); diff != "" {
+		t.Errorf("the objects of the good files (-want +got):\n%s", diff)
+	}
+}

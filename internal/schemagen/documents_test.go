@@ -124,7 +124,7 @@ func TestDocuments(t *testing.T) {
 		"UnknownWavesmithAnnotation": {
 			reason: "a misspelt wavesmith.io/ annotation",
 			kind:   "Kaoto", doc: kaotoHead + "metadata: {name: k, namespace: demo, annotations: {wavesmith.io/aply-order: '1'}}\n",
-			schema: []string{"metadata.annotations.wavesmith.io/aply-order"}, wavesmith: "metadata.annotations.wavesmith.io/aply-order: invalid annotation: unknown wavesmith annotation",
+			schema: []string{"metadata.annotations.wavesmith.io/aply-order"}, wavesmith: "metadata.annotations[wavesmith.io/aply-order]: invalid annotation: unknown wavesmith annotation",
 		},
 		"OrderNotInteger": {
 			reason: "an apply-order that is not an integer",

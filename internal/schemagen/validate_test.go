@@ -190,7 +190,7 @@ func wavesmith(t *testing.T, schemaKind string, doc []byte) error {
 		if err != nil {
 			return err
 		}
-		_, _, err = config.Merge(l).Options()
+		_, _, err = config.Merge(l).Options(dir)
 		return err
 	}
 	for name, content := range map[string]string{
