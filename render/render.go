@@ -11,7 +11,6 @@ import (
 	"io"
 	"maps"
 	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -64,6 +63,8 @@ type Item struct {
 	rank    int
 	lc      lifecycle
 	owner   string
+	// own is an input's own apply-order, read once (checkInput).
+	own order
 }
 
 // Result is the rendered object set.
@@ -114,11 +115,12 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 			errs = append(errs, err)
 			continue
 		}
-		if err := checkInput(o, opts.Engines); err != nil {
+		own, err := checkInput(o, opts.Engines)
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		it := &Item{Object: o, Role: PassThrough, Spec: -1}
+		it := &Item{Object: o, Role: PassThrough, Spec: -1, own: own}
 		if _, ok := opts.Generators.Lookup(o); ok {
 			it.Role = Spec
 			it.Spec = len(res.Specs)
@@ -141,8 +143,7 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	table.Merge(opts.Scope)
 	opts.Scope = table
 
-	defWave, _ := strconv.Atoi(opts.Defaults[inventory.ApplyOrder])
-	plan, err := newWavePlan(res.Specs, opts.Generators, defWave)
+	plan, err := newWavePlan(res.Specs, opts.Generators, opts.wave.n)
 	if err != nil {
 		return nil, err
 	}
@@ -219,15 +220,15 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 
 // checkInput checks an object as read: metadata, the wavesmith.io
 // annotations it may carry, and a wave in an engine's vocabulary, taken as
-// its apply-order.
-func checkInput(o *manifest.Object, engines []gitops.Dialect) error {
+// its apply-order. It returns the object's own apply-order, read once.
+func checkInput(o *manifest.Object, engines []gitops.Dialect) (order, error) {
 	if err := checkMetadata(o); err != nil {
-		return err
+		return order{}, err
 	}
 	if err := checkKnownAnnotations(o); err != nil {
-		return err
+		return order{}, err
 	}
-	return adoptEngineWaves(o, engines)
+	return adoptEngineWaves(o, engines, readApplyOrder(o))
 }
 
 // specOutput is what rendering one spec gives.
@@ -247,7 +248,7 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options) 
 	o := spec.Object
 	g, _ := opts.Generators.Lookup(o)
 	i := spec.Spec
-	r, err := g.Generate(ctx, o, generators.Options{Platform: opts.Platform, KubeVersion: opts.KubeVersion, APIVersions: opts.APIVersions, Root: opts.Root, Wave: plan.base(i), Scope: opts.Scope})
+	r, err := g.Generate(ctx, o, generators.Options{Platform: opts.Platform, KubeVersion: opts.KubeVersion, APIVersions: opts.APIVersions, Root: opts.Root, Scope: opts.Scope})
 	if err != nil {
 		var me *manifest.Error
 		if !errors.As(err, &me) {
@@ -257,27 +258,37 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options) 
 	}
 	out := specOutput{warnings: r.Warnings, specLabels: r.SpecLabels}
 	var errs []error
-	for _, c := range r.Objects {
+	// The children's own waves, as numbers: where the generator placed
+	// them relative to the spec's base wave, or their own apply-order.
+	base := plan.base(i)
+	own := make([]order, len(r.Objects))
+	for j, c := range r.Objects {
 		if c.Source.File == "" {
 			c.Source = o.Source
 		}
 		if err := checkKnownAnnotations(c); err != nil {
 			errs = append(errs, err)
 		}
-		if err := adoptEngineWaves(c, opts.Engines); err != nil {
+		if off, ok := r.Offsets[c]; ok {
+			own[j] = order{n: base + off.Apply, set: true}
+		} else {
+			own[j] = readApplyOrder(c)
+		}
+		var err error
+		if own[j], err = adoptEngineWaves(c, opts.Engines, own[j]); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return specOutput{err: err}
 	}
-	wave, err := plan.place(i, r.Objects)
+	wave, err := plan.place(i, own)
 	if err != nil {
 		return specOutput{err: err}
 	}
 	defaults := map[string]string{}
 	for _, k := range lifecycleKeys {
-		if v, ok := o.Annotation(k); ok {
+		if v, ok := o.Annotation(k); ok && k != inventory.ApplyOrder {
 			defaults[k] = v
 		}
 	}
@@ -292,15 +303,19 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options) 
 		}
 		defaults[k] = nv
 	}
-	defaults[inventory.ApplyOrder] = strconv.Itoa(wave)
 	specDigest := digest(encodeExact(&manifest.Object{Map: map[string]any{"spec": o.Map["spec"], "metadata": o.Map["metadata"]}}))
-	for _, c := range r.Objects {
+	for j, c := range r.Objects {
 		if err := checkMetadata(c); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		it := &Item{Object: c, Role: Child, Spec: i}
-		w, err := decorate(it, defaults, o.Name(), nil, specDigest, true, opts)
+		it := &Item{Object: c, Role: Child, Spec: i, own: own[j]}
+		ws := waves{own: own[j], spec: order{n: wave, set: true}}
+		if off, ok := r.Offsets[c]; ok && off.Purge != nil {
+			purge := base + *off.Purge // unshifted, as it always was
+			ws.purge = &purge
+		}
+		w, err := decorate(it, ws, defaults, o.Name(), nil, specDigest, true, opts)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -325,9 +340,9 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options) 
 func decorateInput(it *Item, specLabels map[string]string, wave int, opts *Options) ([]manifest.Warning, error) {
 	isSpec := it.Role == Spec
 	if !isSpec {
-		return decorate(it, nil, it.Object.Name(), nil, "", !opts.KeepInputs, opts)
+		return decorate(it, waves{own: it.own}, nil, it.Object.Name(), nil, "", !opts.KeepInputs, opts)
 	}
-	w, err := decorate(it, nil, it.Object.Name(), specLabels, "", false, opts)
+	w, err := decorate(it, waves{own: it.own}, nil, it.Object.Name(), specLabels, "", false, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -355,13 +370,13 @@ func decorateInput(it *Item, specLabels map[string]string, wave int, opts *Optio
 // decorate resolves the item's waves and policies and, when write is set,
 // writes labels and annotations. owner names the spec the object belongs
 // to (its own name for specs and pass-through objects).
-func decorate(it *Item, defaults map[string]string, owner string, specLabels map[string]string, specDigest string, doWrite bool, opts *Options) ([]manifest.Warning, error) {
+func decorate(it *Item, ws waves, defaults map[string]string, owner string, specLabels map[string]string, specDigest string, doWrite bool, opts *Options) ([]manifest.Warning, error) {
 	o := it.Object
 	it.Key = o.Key()
 	it.Ref = o.Ref()
 	it.rank = kindRank(it.Key.Kind)
 	it.defines = definedType(o)
-	lc, err := resolve(o, defaults, opts)
+	lc, err := resolve(o, ws, defaults, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"helm.sh/helm/v3/pkg/chart"
@@ -130,16 +129,23 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 		objs = append(objs, got...)
 		kept[m.Name] = kept[m.Name] || len(got) > 0
 	}
-	wave := opts.Wave // the engine's wave plan decides it
+	// Hooks and CRDs are placed relative to the Component's wave: the
+	// engine's wave plan decides it.
+	offsets := map[*manifest.Object]generators.Offset{}
+	earliest := 0
 	var left []leftOut
 	for _, h := range r.hooks {
-		got, l, err := translateHook(h, source(h.Path), wave)
+		got, off, l, err := translateHook(h, source(h.Path))
 		if err != nil {
 			return generators.Result{}, err
 		}
 		left = append(left, l...)
-		objs = append(objs, got...)
-		kept[h.Path] = kept[h.Path] || len(got) > 0
+		if got != nil {
+			objs = append(objs, got)
+			offsets[got] = off
+			earliest = min(earliest, off.Apply)
+		}
+		kept[h.Path] = kept[h.Path] || got != nil
 	}
 	w, err := leftOutHooks(spec, c.Spec.StrictHooks, left)
 	if err != nil {
@@ -158,22 +164,14 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 	}
 	// CRDs from crds/: in the earliest wave of the Component, never deleted
 	// (Helm never deletes them either).
-	earliest := wave
-	for _, o := range objs {
-		if v, ok := o.Annotation(inventory.ApplyOrder); ok {
-			if n, err := strconv.Atoi(v); err == nil && n < earliest {
-				earliest = n
-			}
-		}
-	}
 	for _, o := range crds {
-		o.SetAnnotation(inventory.ApplyOrder, strconv.Itoa(earliest))
+		offsets[o] = generators.Offset{Apply: earliest}
 		o.SetAnnotation(inventory.DeletePolicy, inventory.DeleteOrphan)
 	}
 	all := append(crds, objs...)
 	warns = append(warns, component.SetNamespaces(spec, c, all, ns, opts.Scope)...)
 	component.StatusHints(c, all)
-	return generators.Result{Objects: all, Warnings: warns, Defaults: component.Defaults(c)}, nil
+	return generators.Result{Objects: all, Warnings: warns, Defaults: component.Defaults(c), Offsets: offsets}, nil
 }
 
 // stageFailure turns a rendering failure into an error about the spec
