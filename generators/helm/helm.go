@@ -13,6 +13,7 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
+	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/generators/component"
 	"github.com/wavesmith/wavesmith/manifest"
@@ -31,16 +32,28 @@ var ErrBudget = errors.New("rendering budget exceeded")
 // resourcePolicy: "keep" becomes delete-policy orphan.
 const resourcePolicy = "helm.sh/resource-policy"
 
+// Source is the key of spec.source a chart Component sets: the source
+// this generator renders (generators/builtin registers it by it).
+const Source = "chart"
+
 // Generator renders chart Components.
 type Generator struct{}
 
+var _ component.Source = Generator{}
+
 // Generate implements generators.Generator for a Component with
 // spec.source.chart. It gives up with ErrBudget when ctx ends.
-func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts generators.Options) (res generators.Result, err error) {
+func (g Generator) Generate(ctx context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
 	c, err := component.Decode(spec)
 	if err != nil {
 		return generators.Result{}, err
 	}
+	return g.GenerateComponent(ctx, spec, c, opts)
+}
+
+// GenerateComponent implements component.Source: Generate from the
+// Component the Component generator decoded.
+func (Generator) GenerateComponent(ctx context.Context, spec *manifest.Object, c *v1alpha1.Component, opts generators.Options) (res generators.Result, err error) {
 	if repoSource(c.Spec.Source.Chart) {
 		// A chart of a repository has no path: name the chart.
 		defer func() {
