@@ -63,7 +63,10 @@ func DefaultRoot(paths []string, cwd string) string {
 // them together of at most MaxRenderInputSize bytes (ErrInputsTooLarge,
 // refused before any is read), and decoding stays within manifest's
 // budgets, one of them for all files. A file is kept only while it is
-// decoded. A file named twice (twice on the command line, or a folder and
+// decoded; one that cannot hold a spec waits, read, until the specs say
+// what they read, and is decoded only when it is none of their sources
+// (which their generators decode): each file is read once and decoded at
+// most once. A file named twice (twice on the command line, or a folder and
 // a file in it, or through a symlink) is read once, where it comes first.
 //
 // reg decides what a spec is: an object of one of its kinds. The files
@@ -163,7 +166,11 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 	docs := make([][]*manifest.Object, len(inputs))
 	errs := make([]error, len(inputs))
 	specAPI := make([]bool, len(inputs)) // a file that did not decode names a spec's apiVersion
-	var read atomic.Int64                // files may grow after they were listed
+	// Files that cannot hold a spec wait, read, until the specs say what
+	// they read: a spec's source is rendered by its generator, which
+	// decodes it; loading never decodes it too.
+	later := make([][]byte, len(inputs))
+	var read atomic.Int64 // files may grow after they were listed
 	budget := manifest.NewBudget(manifest.MaxRenderDecodedSize)
 	parallel.Do(len(inputs), func(i int) {
 		file := inputs[i].path
@@ -185,6 +192,10 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 		if inputs[i].candidate && !k.namesSpecAPI(b) {
 			return // a file of a chart
 		}
+		if file != "-" && !k.mayHoldSpec(b) {
+			later[i] = b
+			return
+		}
 		docs[i], errs[i] = budget.Decode(file, b)
 		if errs[i] != nil {
 			specAPI[i] = k.namesSpecAPI(b)
@@ -193,8 +204,23 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 	})
 	stdinData = nil
 	// The files and folders specs read are their sources, not objects of
-	// the render.
+	// the render: the files that wait are decoded unless they are one.
 	used := k.sources(docs, root)
+	parallel.Do(len(inputs), func(i int) {
+		b := later[i]
+		if b == nil {
+			return
+		}
+		later[i] = nil
+		file := inputs[i].path
+		if err := ctx.Err(); err != nil {
+			errs[i] = &manifest.Error{File: file, Err: err}
+			return
+		}
+		if used.covering(file) == nil {
+			docs[i], errs[i] = budget.Decode(file, b)
+		}
+	})
 	var out []*manifest.Object
 	for i, d := range docs {
 		file := inputs[i].path
@@ -318,6 +344,15 @@ func (k kinds) firstSpec(objs []*manifest.Object) *manifest.Object {
 		}
 	}
 	return nil
+}
+
+// mayHoldSpec tells whether a file may hold a spec: it names a spec's
+// apiVersion, or it could spell one otherwise (an escape in a quoted
+// scalar, or UTF-16, which holds NUL bytes or starts with a byte order
+// mark). Loading decodes such a file before it knows the specs' sources.
+func (k kinds) mayHoldSpec(b []byte) bool {
+	return k.namesSpecAPI(b) || bytes.IndexByte(b, '\\') >= 0 || bytes.IndexByte(b, 0) >= 0 ||
+		bytes.HasPrefix(b, []byte{0xfe, 0xff}) || bytes.HasPrefix(b, []byte{0xff, 0xfe})
 }
 
 // namesSpecAPI tells whether a file that did not decode looks like a spec
