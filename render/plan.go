@@ -173,39 +173,39 @@ func (p *wavePlan) base(i int) int {
 }
 
 // place shifts the objects a spec generated so that the earliest follows
-// its dependencies, and returns the default wave of its objects. own are
-// the objects' own apply-orders, where the generator placed them (its
-// offsets from base, made absolute) or the object carries one; place
-// shifts them in place. The plan is the only place that moves a wave.
-func (p *wavePlan) place(i int, own []order) (int, error) {
+// its dependencies, and returns the default wave of its objects. The
+// children's own apply-orders (Item.own: where the generator placed them,
+// its offsets from base made absolute, or the object's own) are shifted
+// in place. The plan is the only place that moves a wave.
+func (p *wavePlan) place(i int, children []*Item) (int, error) {
 	base := p.base(i)
 	need, ok := p.after(i)
 	if !ok {
 		return base, nil
 	}
 	earliest := base
-	for _, w := range own {
-		if w.set {
-			earliest = min(earliest, w.n)
+	for _, c := range children {
+		if c.own.set {
+			earliest = min(earliest, c.own.n)
 		}
 	}
 	if earliest >= need {
 		if p.set[i] != nil {
 			return base, nil // the spec's own wave: validation names it
 		}
-		return base, p.checkRange(i, own, base, 0)
+		return base, p.checkRange(i, children, base, 0)
 	}
 	if s := p.set[i]; s != nil {
 		return 0, p.specs[i].Object.FieldError(s.field, fmt.Errorf("%w: wave %d puts its earliest object in wave %d, not after its dependencies (at least %d); remove the wave or set it to at least %d",
 			ErrDependency, s.wave, earliest, need, s.wave+need-earliest))
 	}
 	shift := need - earliest
-	if err := p.checkRange(i, own, base, shift); err != nil {
+	if err := p.checkRange(i, children, base, shift); err != nil {
 		return 0, err
 	}
-	for j := range own {
-		if own[j].set {
-			own[j].n += shift
+	for _, c := range children {
+		if c.own.set {
+			c.own.n += shift
 		}
 	}
 	return base + shift, nil
@@ -216,11 +216,11 @@ func (p *wavePlan) place(i int, own []order) (int, error) {
 // latest dependency: the waves beyond the range are the plan's, never
 // the user's, so an error about them would name a field the user never
 // wrote.
-func (p *wavePlan) checkRange(i int, own []order, base, shift int) error {
+func (p *wavePlan) checkRange(i int, children []*Item, base, shift int) error {
 	latest := base
-	for _, w := range own {
-		if w.set {
-			latest = max(latest, w.n)
+	for _, c := range children {
+		if c.own.set {
+			latest = max(latest, c.own.n)
 		}
 	}
 	if latest+shift <= inventory.MaxOrder {

@@ -258,10 +258,11 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options) 
 	}
 	out := specOutput{warnings: r.Warnings, specLabels: r.SpecLabels}
 	var errs []error
-	// The children's own waves, as numbers: where the generator placed
-	// them relative to the spec's base wave, or their own apply-order.
+	// The children, with their own waves as numbers: where the generator
+	// placed them relative to the spec's base wave, or their own
+	// apply-order.
 	base := plan.base(i)
-	own := make([]order, len(r.Objects))
+	items := make([]*Item, len(r.Objects))
 	for j, c := range r.Objects {
 		if c.Source.File == "" {
 			c.Source = o.Source
@@ -269,20 +270,20 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options) 
 		if err := checkKnownAnnotations(c); err != nil {
 			errs = append(errs, err)
 		}
+		own := readApplyOrder(c)
 		if off, ok := r.Offsets[c]; ok {
-			own[j] = order{n: base + off.Apply, set: true}
-		} else {
-			own[j] = readApplyOrder(c)
+			own = order{n: base + off.Apply, set: true}
 		}
-		var err error
-		if own[j], err = adoptEngineWaves(c, opts.Engines, own[j]); err != nil {
+		own, err := adoptEngineWaves(c, opts.Engines, own)
+		if err != nil {
 			errs = append(errs, err)
 		}
+		items[j] = &Item{Object: c, Role: Child, Spec: i, own: own}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return specOutput{err: err}
 	}
-	wave, err := plan.place(i, own)
+	wave, err := plan.place(i, items)
 	if err != nil {
 		return specOutput{err: err}
 	}
@@ -304,13 +305,14 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options) 
 		defaults[k] = nv
 	}
 	specDigest := digest(encodeExact(&manifest.Object{Map: map[string]any{"spec": o.Map["spec"], "metadata": o.Map["metadata"]}}))
-	for j, c := range r.Objects {
+	out.children = items[:0]
+	for _, it := range items {
+		c := it.Object
 		if err := checkMetadata(c); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		it := &Item{Object: c, Role: Child, Spec: i, own: own[j]}
-		ws := waves{own: own[j], spec: order{n: wave, set: true}}
+		ws := waves{own: it.own, spec: order{n: wave, set: true}}
 		if off, ok := r.Offsets[c]; ok && off.Purge != nil {
 			purge := base + *off.Purge // unshifted, as it always was
 			ws.purge = &purge
