@@ -63,7 +63,9 @@ type Item struct {
 	rank    int
 	lc      lifecycle
 	owner   string
-	// own is an input's own apply-order, read once (checkInput).
+	// own is the object's own apply-order, read once: an input's by
+	// checkInput, a child's after Generate (its generator's offset made
+	// absolute, or its annotation), which the wave plan shifts.
 	own order
 }
 
@@ -314,7 +316,9 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options) 
 		}
 		ws := waves{own: it.own, spec: order{n: wave, set: true}}
 		if off, ok := r.Offsets[c]; ok && off.Purge != nil {
-			purge := base + *off.Purge // unshifted, as it always was
+			// From the base wave, not shifted after dependencies, as
+			// when the generator wrote it.
+			purge := base + *off.Purge
 			ws.purge = &purge
 		}
 		w, err := decorate(it, ws, defaults, o.Name(), nil, specDigest, true, opts)
