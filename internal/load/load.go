@@ -65,8 +65,8 @@ func DefaultRoot(paths []string, cwd string) string {
 // budgets, one of them for all files. A file is kept only while it is
 // decoded; one that cannot hold a spec waits, read, until the specs say
 // what they read, and is decoded only when it is none of their sources
-// (which their generators decode): each file is read once and decoded at
-// most once. A file named twice (twice on the command line, or a folder and
+// (which their generators decode): each file is read once and, within
+// maxWaiting bytes of waiting files, decoded at most once. A file named twice (twice on the command line, or a folder and
 // a file in it, or through a symlink) is read once, where it comes first.
 //
 // reg decides what a spec is: an object of one of its kinds. The files
@@ -170,7 +170,8 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 	// they read: a spec's source is rendered by its generator, which
 	// decodes it; loading never decodes it too.
 	later := make([][]byte, len(inputs))
-	var read atomic.Int64 // files may grow after they were listed
+	var waiting atomic.Int64 // bytes in later
+	var read atomic.Int64    // files may grow after they were listed
 	budget := manifest.NewBudget(manifest.MaxRenderDecodedSize)
 	parallel.Do(len(inputs), func(i int) {
 		file := inputs[i].path
@@ -193,8 +194,11 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 			return // a file of a chart
 		}
 		if file != "-" && !k.mayHoldSpec(b) {
-			later[i] = b
-			return
+			if waiting.Add(int64(len(b))) <= maxWaiting {
+				later[i] = b
+				return
+			}
+			waiting.Add(-int64(len(b))) // decoded now: memory stays bounded
 		}
 		docs[i], errs[i] = budget.Decode(file, b)
 		if errs[i] != nil {
@@ -255,6 +259,13 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 // files of 15 MiB took 1.3 GB. 256 MiB is far beyond the inputs of any
 // repository of specs and objects, and keeps a render under 1 GiB.
 const MaxRenderInputSize = 256 << 20
+
+// maxWaiting bounds the bytes of the files that wait, read, until the
+// specs say what they read (Inputs): beyond it, files are decoded as they
+// are read, as if every one were an object (a source among them is then
+// decoded by loading too), so that a render of large inputs holds no more
+// than decoding them takes. Specs' sources are far smaller.
+const maxWaiting = 16 << 20
 
 // MaxFolderDepth bounds how deep folders may nest below an input folder:
 // no layout of specs needs more, and a deeper tree only costs time.
