@@ -38,11 +38,6 @@ type Options struct {
 	APIVersions []string
 	// Root is the folder that sources may not leave (the repository root).
 	Root string
-	// Wave is the wave the engine gives the spec's objects that set none:
-	// the spec's own, one after its dependencies', or the render default.
-	// Generators that place objects relative to the spec (Helm hooks) use
-	// it.
-	Wave int
 	// Scope knows which kinds are namespaced: the built-in kinds, the
 	// CRDs among the render's inputs, the user's declarations. nil is the
 	// built-in kinds only.
@@ -62,13 +57,33 @@ type Result struct {
 	Objects  []*manifest.Object
 	Warnings []manifest.Warning
 	// Defaults are lifecycle values the spec sets for its objects, by
-	// native annotation name (wavesmith.io/apply-order, ...), for example
-	// from a Component's spec.wave and spec.policies. They rank below an
-	// object's own annotations and above the spec's annotations.
+	// native annotation name (wavesmith.io/update-policy, ...), for
+	// example from a Component's spec.policies. They rank below an
+	// object's own annotations and above the spec's annotations. Waves
+	// are not among them: the engine's wave plan decides them (Waver,
+	// Offsets).
 	Defaults map[string]string
+	// Offsets place objects relative to the spec's wave, which the
+	// generator does not know (the engine's wave plan alone makes waves
+	// absolute, after the generator ran): Helm's pre-install hooks
+	// before it, post-install hooks after. An object without an entry is
+	// in the spec's wave, unless it carries its own
+	// wavesmith.io/apply-order. An entry wins over the object's
+	// annotations.
+	Offsets map[*manifest.Object]Offset
 	// SpecLabels are the recommended labels the rendered spec gets when it
 	// has none of its own (the engine fills the rest).
 	SpecLabels map[string]string
+}
+
+// Offset is where a generated object lies relative to its spec's wave.
+type Offset struct {
+	// Apply is the object's apply-order minus the spec's wave.
+	Apply int
+	// Purge, when set, is the object's purge-order minus the spec's wave
+	// before any shift after its dependencies (the wave the spec sets,
+	// else one after its dependencies', else the render default).
+	Purge *int
 }
 
 // Registry maps "group/Kind" to the generator of that spec kind. Each door

@@ -158,40 +158,119 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
+// order is an apply-order known as a number before resolution: an
+// object's own (its wavesmith.io/apply-order, read once, or an engine's
+// wave taken as it, or where its generator placed it), or the wave of a
+// spec's objects.
+type order struct {
+	n   int
+	set bool
+	// err: the object's annotation does not parse; resolve reports it.
+	err error
+}
+
+// readApplyOrder reads obj's own wavesmith.io/apply-order: the one place
+// a written apply-order is parsed (an absent or non-string value is none;
+// checkMetadata refuses the latter).
+func readApplyOrder(obj *manifest.Object) order {
+	v, ok := obj.Annotation(inventory.ApplyOrder)
+	if !ok {
+		return order{}
+	}
+	n, err := inventory.ParseOrder(strings.TrimSpace(v))
+	if err != nil {
+		return order{err: obj.FieldError(annotationPath(inventory.ApplyOrder), fmt.Errorf("%w: %v", ErrAnnotation, err))}
+	}
+	return order{n: n, set: true}
+}
+
+// checkOrder refuses a wave outside -32768..32767 that the plan or a
+// generator's offset computed, with the message of a written one.
+func checkOrder(n int) error {
+	if n >= inventory.MinOrder && n <= inventory.MaxOrder {
+		return nil
+	}
+	_, err := inventory.ParseOrder(strconv.Itoa(n))
+	return fmt.Errorf("%w: %v", ErrAnnotation, err)
+}
+
 // adoptEngineWaves takes an object's wave written in an engine's own
 // vocabulary (a chart's argocd.argoproj.io/sync-wave) as its apply-order
-// when it has none, so that every engine applies it in that wave; one that
-// contradicts its apply-order is an error.
-func adoptEngineWaves(obj *manifest.Object, engines []gitops.Dialect) error {
-	own, hasOwn := obj.Annotation(inventory.ApplyOrder)
+// when it has none (own), so that every engine applies it in that wave;
+// one that contradicts its apply-order is an error. The adopted wave is
+// written as the object's wavesmith.io/apply-order too (an input kept as
+// written shows it).
+func adoptEngineWaves(obj *manifest.Object, engines []gitops.Dialect, own order) (order, error) {
 	for _, d := range engines {
 		w, ok, err := d.Wave(obj)
 		if !ok {
 			continue
 		}
 		if err != nil {
-			return obj.FieldError("metadata.annotations", fmt.Errorf("%w: %s wave: %v", ErrAnnotation, d.Name(), err))
+			return own, obj.FieldError("metadata.annotations", fmt.Errorf("%w: %s wave: %v", ErrAnnotation, d.Name(), err))
 		}
-		if !hasOwn {
-			own, hasOwn = strconv.Itoa(w), true
-			obj.SetAnnotation(inventory.ApplyOrder, own)
-			continue
-		}
-		if n, err := inventory.ParseOrder(strings.TrimSpace(own)); err == nil && n != w {
-			return obj.FieldError(annotationPath(inventory.ApplyOrder), fmt.Errorf("%w: apply-order %d contradicts the %s wave %d the object also sets; keep one of them", ErrAnnotation, n, d.Name(), w))
+		switch {
+		case own.err != nil: // resolve reports it
+		case !own.set:
+			own = order{n: w, set: true}
+			obj.SetAnnotation(inventory.ApplyOrder, strconv.Itoa(w))
+		case own.n != w:
+			return own, obj.FieldError(annotationPath(inventory.ApplyOrder), fmt.Errorf("%w: apply-order %d contradicts the %s wave %d the object also sets; keep one of them", ErrAnnotation, own.n, d.Name(), w))
 		}
 	}
-	return nil
+	return own, nil
 }
 
-// resolve computes the lifecycle of obj: its own annotations, then the
-// spec's defaults, then the render options, then wavesmith's defaults.
-func resolve(obj *manifest.Object, spec map[string]string, opts *Options) (lifecycle, error) {
+// waves are what is known of an object's orders before resolution, as
+// numbers: its own apply-order, the wave of its spec's objects (for a
+// child), and a purge-order its generator placed.
+type waves struct {
+	own, spec order
+	purge     *int
+}
+
+// resolve computes the lifecycle of obj: its own annotations (and waves),
+// then the spec's defaults, then the render options, then wavesmith's
+// defaults.
+func resolve(obj *manifest.Object, w waves, spec map[string]string, opts *Options) (lifecycle, error) {
 	lc := lifecycle{from: make(map[string]origin, len(lifecycleKeys))}
 	lc.Explicit = map[string]bool{}
 	own := obj.Annotations()
 	var errs []error
 	for _, key := range lifecycleKeys {
+		if key == inventory.ApplyOrder {
+			var o order
+			switch {
+			case w.own.err != nil:
+				errs = append(errs, w.own.err)
+				continue
+			case w.own.set:
+				o, lc.from[key] = w.own, fromObject
+			case w.spec.set:
+				o, lc.from[key] = w.spec, fromSpec
+			case opts.wave.set:
+				o, lc.from[key] = opts.wave, fromConfig
+			default:
+				continue
+			}
+			lc.Explicit[key] = lc.from[key] == fromObject || lc.from[key] == fromSpec
+			if err := checkOrder(o.n); err != nil {
+				errs = append(errs, obj.FieldError(annotationPath(key), err))
+				continue
+			}
+			lc.ApplyOrder = o.n
+			continue
+		}
+		if key == inventory.PurgeOrder && w.purge != nil {
+			n := *w.purge
+			lc.from[key], lc.Explicit[key] = fromObject, true
+			if err := checkOrder(n); err != nil {
+				errs = append(errs, obj.FieldError(annotationPath(key), err))
+				continue
+			}
+			lc.PurgeOrder = &n
+			continue
+		}
 		var v string
 		var have bool
 		if s, ok := own[key]; ok {
@@ -216,8 +295,6 @@ func resolve(obj *manifest.Object, spec map[string]string, opts *Options) (lifec
 			continue
 		}
 		switch key {
-		case inventory.ApplyOrder:
-			lc.ApplyOrder, _ = strconv.Atoi(nv)
 		case inventory.DeleteOrder:
 			lc.DeleteOrder, _ = strconv.Atoi(nv)
 		case inventory.PurgeOrder:

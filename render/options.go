@@ -68,6 +68,9 @@ type Options struct {
 	// Progress, when set, is called after each spec is rendered with the
 	// number done and the total, from any goroutine.
 	Progress func(done, total int)
+
+	// wave is Defaults' apply-order, parsed once by normalize.
+	wave order
 }
 
 // normalize fills defaults and validates the options.
@@ -103,6 +106,10 @@ func (o Options) normalize() (Options, error) {
 			return o, fmt.Errorf("%w: default %s: %v", ErrOptions, k, err)
 		}
 		defaults[k] = nv
+		if k == inventory.ApplyOrder {
+			n, _ := inventory.ParseOrder(nv)
+			o.wave = order{n: n, set: true}
+		}
 	}
 	o.Defaults = defaults
 	return o, nil

@@ -3,7 +3,6 @@ package render
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
@@ -20,7 +19,8 @@ var ErrDependency = fmt.Errorf("spec dependency")
 //
 //   - a spec's objects default to its base wave: the wave the spec sets
 //     (generators.Waver, else its own wavesmith.io/apply-order), else the
-//     render default;
+//     render default; generators place objects relative to it
+//     (generators.Result.Offsets), never at absolute waves;
 //   - a spec that depends on others comes after them: its objects are
 //     shifted whole, so that the earliest (hooks and CRDs included) lands
 //     one wave after the latest object of the specs it depends on; a wave
@@ -73,12 +73,8 @@ func newWavePlan(specs []*Item, reg generators.Registry, def int) (*wavePlan, er
 				p.set[i] = &setWave{v, field}
 			}
 		}
-		if p.set[i] == nil {
-			if a, ok := o.Annotation(inventory.ApplyOrder); ok {
-				if v, err := inventory.ParseOrder(strings.TrimSpace(a)); err == nil {
-					p.set[i] = &setWave{v, annotationPath(inventory.ApplyOrder)}
-				}
-			}
+		if p.set[i] == nil && it.own.set {
+			p.set[i] = &setWave{it.own.n, annotationPath(inventory.ApplyOrder)}
 		}
 		d, ok := g.(generators.Dependent)
 		if !ok {
@@ -184,41 +180,38 @@ func (p *wavePlan) base(i int) int {
 
 // place shifts the objects a spec generated so that the earliest follows
 // its dependencies, and returns the default wave of its objects. The
-// objects carry their own wavesmith.io/apply-order where the generator or
-// source placed them.
-func (p *wavePlan) place(i int, objs []*manifest.Object) (int, error) {
+// children's own apply-orders (Item.own: where the generator placed them,
+// its offsets from base made absolute, or the object's own) are shifted
+// in place. The plan is the only place that moves a wave.
+func (p *wavePlan) place(i int, children []*Item) (int, error) {
 	base := p.base(i)
 	need, ok := p.after(i)
 	if !ok {
 		return base, nil
 	}
 	earliest := base
-	for _, c := range objs {
-		if v, ok := c.Annotation(inventory.ApplyOrder); ok {
-			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n < earliest {
-				earliest = n
-			}
+	for _, c := range children {
+		if c.own.set {
+			earliest = min(earliest, c.own.n)
 		}
 	}
 	if earliest >= need {
 		if p.set[i] != nil {
 			return base, nil // the spec's own wave: validation names it
 		}
-		return base, p.checkRange(i, objs, base, 0)
+		return base, p.checkRange(i, children, base, 0)
 	}
 	if s := p.set[i]; s != nil {
 		return 0, p.specs[i].Object.FieldError(s.field, fmt.Errorf("%w: wave %d puts its earliest object in wave %d, not after its dependencies (at least %d); remove the wave or set it to at least %d",
 			ErrDependency, s.wave, earliest, need, s.wave+need-earliest))
 	}
 	shift := need - earliest
-	if err := p.checkRange(i, objs, base, shift); err != nil {
+	if err := p.checkRange(i, children, base, shift); err != nil {
 		return 0, err
 	}
-	for _, c := range objs {
-		if v, ok := c.Annotation(inventory.ApplyOrder); ok {
-			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
-				c.SetAnnotation(inventory.ApplyOrder, strconv.Itoa(n+shift))
-			}
+	for _, c := range children {
+		if c.own.set {
+			c.own.n += shift
 		}
 	}
 	return base + shift, nil
@@ -226,16 +219,14 @@ func (p *wavePlan) place(i int, objs []*manifest.Object) (int, error) {
 
 // checkRange refuses a dependency chain that pushes spec i's objects
 // (shifted by shift) past the last wave, at the dependsOn entry of the
-// latest dependency: the wave annotations beyond the range are the
-// plan's, never the user's, so an error about them would name a field the
-// user never wrote.
-func (p *wavePlan) checkRange(i int, objs []*manifest.Object, base, shift int) error {
+// latest dependency: the waves beyond the range are the plan's, never
+// the user's, so an error about them would name a field the user never
+// wrote.
+func (p *wavePlan) checkRange(i int, children []*Item, base, shift int) error {
 	latest := base
-	for _, c := range objs {
-		if v, ok := c.Annotation(inventory.ApplyOrder); ok {
-			if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
-				latest = max(latest, n)
-			}
+	for _, c := range children {
+		if c.own.set {
+			latest = max(latest, c.own.n)
 		}
 	}
 	if latest+shift <= inventory.MaxOrder {

@@ -17,22 +17,33 @@ import (
 )
 
 // planGenerator renders "example.com/Plan" specs for the wave plan tests:
-// one ConfigMap per entry of spec.offsets, at the base wave the engine
-// gives plus the offset (as Helm hooks are placed), depending on the specs
-// spec.dependsOn names, in the wave spec.wave sets.
+// one ConfigMap per entry of spec.offsets, placed at that offset from the
+// spec's wave (generators.Result.Offsets, as Helm hooks are placed), then
+// one per entry of spec.own carrying it as its own
+// wavesmith.io/apply-order (as a kustomization's object may), depending
+// on the specs spec.dependsOn names, in the wave spec.wave sets.
 type planGenerator struct{}
 
-func (planGenerator) Generate(_ context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
+func (planGenerator) Generate(_ context.Context, spec *manifest.Object, _ generators.Options) (generators.Result, error) {
 	s, _ := spec.Map["spec"].(map[string]any)
 	offsets, _ := s["offsets"].([]any)
-	var out []*manifest.Object
-	for i, off := range offsets {
-		out = append(out, manifest.New(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{
-			"name": fmt.Sprintf("%s-%d", spec.Name(), i), "namespace": "ns",
-			"annotations": map[string]any{"wavesmith.io/apply-order": strconv.Itoa(opts.Wave + int(off.(int64)))},
-		}}))
+	own, _ := s["own"].([]any)
+	res := generators.Result{Offsets: map[*manifest.Object]generators.Offset{}}
+	cm := func(i int) *manifest.Object {
+		return manifest.New(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{
+			"name": fmt.Sprintf("%s-%d", spec.Name(), i), "namespace": "ns"}})
 	}
-	return generators.Result{Objects: out}, nil
+	for i, off := range offsets {
+		o := cm(i)
+		res.Objects = append(res.Objects, o)
+		res.Offsets[o] = generators.Offset{Apply: int(off.(int64))}
+	}
+	for i, w := range own {
+		o := cm(len(offsets) + i)
+		o.SetAnnotation("wavesmith.io/apply-order", w.(string))
+		res.Objects = append(res.Objects, o)
+	}
+	return res, nil
 }
 
 func (planGenerator) DependsOn(spec *manifest.Object) []generators.Dependency {
@@ -49,6 +60,16 @@ func (planGenerator) Wave(spec *manifest.Object) (int, string, bool) {
 	s, _ := spec.Map["spec"].(map[string]any)
 	w, ok := s["wave"].(int64)
 	return int(w), "spec.wave", ok
+}
+
+// withOwn gives a Plan spec objects carrying their own apply-order.
+func withOwn(spec *manifest.Object, own ...string) *manifest.Object {
+	var l []any
+	for _, w := range own {
+		l = append(l, w)
+	}
+	spec.Map["spec"].(map[string]any)["own"] = l
+	return spec
 }
 
 func planSpec(name string, wave *int64, offsets []int64, deps ...string) *manifest.Object {
@@ -133,6 +154,12 @@ func TestWavePlan(t *testing.T) {
 			reason: "a set wave whose pre-install hook would come before the dependency is an error",
 			args:   args{specs: []*manifest.Object{planSpec("a", nil, []int64{0}), planSpec("b", w(7), []int64{-106, 0}, "a")}},
 			want:   want{err: "wave 7 puts its earliest object in wave -99, not after its dependencies (at least 1); remove the wave or set it to at least 107"},
+		},
+		"OwnWaveShifted": {
+			reason: "an object's own apply-order is a wave, not an offset, and a dependent is shifted whole with it",
+			args: args{specs: []*manifest.Object{planSpec("op", w(2), []int64{0}),
+				withOwn(planSpec("app", nil, []int64{0}, "op"), " -3 ", "5")}},
+			want: want{waves: map[string]int{"op": 2, "op-0": 2, "app-0": 9, "app-1": 3, "app-2": 11, "app": 11}},
 		},
 		"OutOfRange": {
 			reason: "a dependency beyond the last wave is an error at the dependent's dependsOn, naming the dependency, not at an annotation the plan wrote",
@@ -295,5 +322,24 @@ spec:
 	// release's objects, post-install 101 after.
 	if got := waves["widgets"][1] - waves["widgets"][0]; got != 207 {
 		t.Errorf("widgets spans %d waves, want 207 (pre-install at -106, post-install at +101): %v", got, waves["widgets"])
+	}
+}
+
+// TestWavePlanOwnWaveInvalid: an object's own apply-order is read once, as
+// written: one outside the waves is an error at its annotation, never
+// moved into them by a dependency's shift.
+func TestWavePlanOwnWaveInvalid(t *testing.T) {
+	for _, own := range []string{"-40000", "40000", "soon"} {
+		t.Run(own, func(t *testing.T) {
+			specs := []*manifest.Object{planSpec("op", nil, []int64{0}), withOwn(planSpec("app", nil, nil, "op"), own)}
+			_, err := Render(context.Background(), specs, Options{Engines: engines.Dialects(), Root: "..", Generators: generators.Registry{"example.com/Plan": planGenerator{}}})
+			var me *manifest.Error
+			if !errors.Is(err, ErrAnnotation) || !errors.As(err, &me) || me.Object != "ConfigMap/ns/app-0" || me.Field != "metadata.annotations[wavesmith.io/apply-order]" {
+				t.Fatalf("want ErrAnnotation at ConfigMap/ns/app-0's apply-order, got %v", err)
+			}
+			if want := strconv.Quote(own) + " is not an integer in -32768..32767"; !strings.Contains(err.Error(), want) {
+				t.Errorf("the error quotes the value as written: %v", err)
+			}
+		})
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"io"
 	"maps"
 	"sort"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -64,6 +63,10 @@ type Item struct {
 	rank    int
 	lc      lifecycle
 	owner   string
+	// own is the object's own apply-order, read once: an input's by
+	// checkInput, a child's after Generate (its generator's offset made
+	// absolute, or its annotation), which the wave plan shifts.
+	own order
 }
 
 // Result is the rendered object set.
@@ -118,13 +121,13 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 			errs = append(errs, err)
 			continue
 		}
-		inErr := checkInput(o, opts.Engines)
+		own, inErr := checkInput(o, opts.Engines)
 		g, isSpec := opts.Generators.Lookup(o)
 		var specErr error
 		if c, ok := g.(generators.Checker); ok && isSpec {
 			specErr = c.Check(o)
 		}
-		it := &Item{Object: o, Role: PassThrough, Spec: -1}
+		it := &Item{Object: o, Role: PassThrough, Spec: -1, own: own}
 		if isSpec {
 			it.Role = Spec
 			meta, _ := o.Map["metadata"].(map[string]any)
@@ -144,9 +147,8 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 		}
 		res.Items = append(res.Items, it)
 	}
-	defWave, _ := strconv.Atoi(opts.Defaults[inventory.ApplyOrder])
 	if err := sortedJoin(errs); err != nil {
-		if _, perr := newWavePlan(specs, opts.Generators, defWave); perr != nil {
+		if _, perr := newWavePlan(specs, opts.Generators, opts.wave.n); perr != nil {
 			err = sortedJoin([]error{err, perr})
 		}
 		return nil, err
@@ -159,7 +161,7 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	table.Merge(opts.Scope)
 	opts.Scope = table
 
-	plan, err := newWavePlan(res.Specs, opts.Generators, defWave)
+	plan, err := newWavePlan(res.Specs, opts.Generators, opts.wave.n)
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +258,8 @@ func Check(objs []*manifest.Object, opts Options) error {
 			errs = append(errs, err)
 			continue
 		}
-		errs = append(errs, checkInput(o, opts.Engines))
+		_, err := checkInput(o, opts.Engines)
+		errs = append(errs, err)
 		if g, ok := opts.Generators.Lookup(o); ok {
 			if c, ok := g.(generators.Checker); ok {
 				errs = append(errs, c.Check(o))
@@ -268,19 +271,21 @@ func Check(objs []*manifest.Object, opts Options) error {
 
 // checkInput checks an object as read: metadata, the wavesmith.io
 // annotations it may carry, and a wave in an engine's vocabulary, taken as
-// its apply-order.
+// its apply-order. It returns the object's own apply-order, read once.
 // Every problem is reported at once: a bad name does not hide an unknown
 // annotation, nor that a bad policy value.
-func checkInput(o *manifest.Object, engines []gitops.Dialect) error {
+func checkInput(o *manifest.Object, engines []gitops.Dialect) (order, error) {
 	var errs manifest.Errors
-	for _, err := range []error{checkMetadata(o), checkKnownAnnotations(o), checkLifecycleAnnotations(o), adoptEngineWaves(o, engines)} {
+	metaErr, knownErr, lifecycleErr := checkMetadata(o), checkKnownAnnotations(o), checkLifecycleAnnotations(o)
+	own, waveErr := adoptEngineWaves(o, engines, readApplyOrder(o))
+	for _, err := range []error{metaErr, knownErr, lifecycleErr, waveErr} {
 		if es, ok := err.(manifest.Errors); ok {
 			errs = append(errs, es...)
 		} else if err != nil {
 			errs = append(errs, err)
 		}
 	}
-	return manifest.Join(errs)
+	return own, manifest.Join(errs)
 }
 
 // specOutput is what rendering one spec gives.
@@ -300,7 +305,7 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 	o := spec.Object
 	g, _ := opts.Generators.Lookup(o)
 	i := spec.Spec
-	r, err := reuse.generate(ctx, g, o, generators.Options{Platform: opts.Platform, KubeVersion: opts.KubeVersion, APIVersions: opts.APIVersions, Root: opts.Root, Wave: plan.base(i), Scope: opts.Scope})
+	r, err := reuse.generate(ctx, g, o, generators.Options{Platform: opts.Platform, KubeVersion: opts.KubeVersion, APIVersions: opts.APIVersions, Root: opts.Root, Scope: opts.Scope})
 	if err != nil {
 		var me *manifest.Error
 		if !errors.As(err, &me) {
@@ -310,27 +315,38 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 	}
 	out := specOutput{warnings: r.Warnings, specLabels: r.SpecLabels}
 	var errs []error
-	for _, c := range r.Objects {
+	// The children, with their own waves as numbers: where the generator
+	// placed them relative to the spec's base wave, or their own
+	// apply-order.
+	base := plan.base(i)
+	items := make([]*Item, len(r.Objects))
+	for j, c := range r.Objects {
 		if c.Source.File == "" {
 			c.Source = o.Source
 		}
 		if err := checkKnownAnnotations(c); err != nil {
 			errs = append(errs, err)
 		}
-		if err := adoptEngineWaves(c, opts.Engines); err != nil {
+		own := readApplyOrder(c)
+		if off, ok := r.Offsets[c]; ok {
+			own = order{n: base + off.Apply, set: true}
+		}
+		own, err := adoptEngineWaves(c, opts.Engines, own)
+		if err != nil {
 			errs = append(errs, err)
 		}
+		items[j] = &Item{Object: c, Role: Child, Spec: i, own: own}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return specOutput{err: err}
 	}
-	wave, err := plan.place(i, r.Objects)
+	wave, err := plan.place(i, items)
 	if err != nil {
 		return specOutput{err: err}
 	}
 	defaults := map[string]string{}
 	for _, k := range lifecycleKeys {
-		if v, ok := o.Annotation(k); ok {
+		if v, ok := o.Annotation(k); ok && k != inventory.ApplyOrder {
 			defaults[k] = v
 		}
 	}
@@ -345,15 +361,22 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 		}
 		defaults[k] = nv
 	}
-	defaults[inventory.ApplyOrder] = strconv.Itoa(wave)
 	specDigest := digest(encodeExact(&manifest.Object{Map: map[string]any{"spec": o.Map["spec"], "metadata": o.Map["metadata"]}}))
-	for _, c := range r.Objects {
+	out.children = items[:0]
+	for _, it := range items {
+		c := it.Object
 		if err := checkMetadata(c); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		it := &Item{Object: c, Role: Child, Spec: i}
-		w, err := decorate(it, defaults, o.Name(), nil, specDigest, true, opts)
+		ws := waves{own: it.own, spec: order{n: wave, set: true}}
+		if off, ok := r.Offsets[c]; ok && off.Purge != nil {
+			// From the base wave, not shifted after dependencies, as
+			// when the generator wrote it.
+			purge := base + *off.Purge
+			ws.purge = &purge
+		}
+		w, err := decorate(it, ws, defaults, o.Name(), nil, specDigest, true, opts)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -378,9 +401,9 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 func decorateInput(it *Item, specLabels map[string]string, wave int, opts *Options) ([]manifest.Warning, error) {
 	isSpec := it.Role == Spec
 	if !isSpec {
-		return decorate(it, nil, it.Object.Name(), nil, "", !opts.KeepInputs, opts)
+		return decorate(it, waves{own: it.own}, nil, it.Object.Name(), nil, "", !opts.KeepInputs, opts)
 	}
-	w, err := decorate(it, nil, it.Object.Name(), specLabels, "", false, opts)
+	w, err := decorate(it, waves{own: it.own}, nil, it.Object.Name(), specLabels, "", false, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -408,13 +431,13 @@ func decorateInput(it *Item, specLabels map[string]string, wave int, opts *Optio
 // decorate resolves the item's waves and policies and, when write is set,
 // writes labels and annotations. owner names the spec the object belongs
 // to (its own name for specs and pass-through objects).
-func decorate(it *Item, defaults map[string]string, owner string, specLabels map[string]string, specDigest string, doWrite bool, opts *Options) ([]manifest.Warning, error) {
+func decorate(it *Item, ws waves, defaults map[string]string, owner string, specLabels map[string]string, specDigest string, doWrite bool, opts *Options) ([]manifest.Warning, error) {
 	o := it.Object
 	it.Key = o.Key()
 	it.Ref = o.Ref()
 	it.rank = kindRank(it.Key.Kind)
 	it.defines = definedType(o)
-	lc, err := resolve(o, defaults, opts)
+	lc, err := resolve(o, ws, defaults, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -186,7 +186,8 @@ func (r *reuse) key(g generators.Generator, spec *manifest.Object, opts generato
 	keyField(h, file)
 	keyCount(h, spec.Source.Index)
 	keyCount(h, spec.Source.Line)
-	keyCount(h, opts.Wave) // the rest of opts is the render's, in common
+	// The rest of opts is the render's, in common; the spec's wave is
+	// not the generator's (it returns offsets from it).
 	keyField(h, string(encodeExact(spec)))
 	var reads []generators.Read
 	if rd, ok := g.(generators.Reader); ok {

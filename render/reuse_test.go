@@ -25,7 +25,7 @@ import (
 // countGenerator renders "example.com/Count" specs: one ConfigMap holding
 // the bytes of the file or the files of the folder spec.read names
 // (relative to the spec's file), the platform, Kubernetes version, API
-// versions and wave it was given, and the bytes of the root file "lock".
+// versions it was given, and the bytes of the root file "lock".
 // It counts its runs and fails for a spec with spec.fail.
 type countGenerator struct{ runs *atomic.Int64 }
 
@@ -37,7 +37,7 @@ func (g countGenerator) Generate(_ context.Context, spec *manifest.Object, opts 
 	}
 	data := map[string]any{
 		"platform": string(opts.Platform), "kube": opts.KubeVersion,
-		"apis": strings.Join(opts.APIVersions, ","), "wave": fmt.Sprint(opts.Wave),
+		"apis": strings.Join(opts.APIVersions, ","),
 	}
 	if p, ok := s["read"].(string); ok {
 		p = filepath.Join(filepath.Dir(spec.Source.File), p)
@@ -190,9 +190,9 @@ func TestMemoReuse(t *testing.T) {
 		"KubeVersion": {"the Kubernetes version", func(_ *testing.T, _ string, o *Options, _ *string) { o.KubeVersion = "v1.30.0" }, 2},
 		"APIVersions": {"the API versions", func(_ *testing.T, _ string, o *Options, _ *string) { o.APIVersions = []string{"example.com/v1"} }, 2},
 		"Scope":       {"a CRD among the inputs changes the scope table", func(_ *testing.T, _ string, _ *Options, e *string) { *e = widgetCRD }, 2},
-		"Wave": {"the wave the engine gives", func(_ *testing.T, _ string, o *Options, _ *string) {
+		"Wave": {"the wave the engine gives (generators return offsets from it: the generated objects are the same)", func(_ *testing.T, _ string, o *Options, _ *string) {
 			o.Defaults = map[string]string{"wavesmith.io/apply-order": "3"}
-		}, 2},
+		}, 0},
 		"Namespace": {"a setting no generator sees (the default namespace: both specs name theirs)", func(_ *testing.T, _ string, o *Options, _ *string) { o.Namespace = "other" }, 0},
 		"Spec": {"a's spec", func(t *testing.T, root string, _ *Options, _ *string) {
 			writeFiles(t, root, map[string]string{"specs/specs.yaml": strings.Replace(countSpecs, "{name: a, namespace: ns}", "{name: a, namespace: ns, labels: {x: y}}", 1)})
@@ -312,7 +312,7 @@ func TestMemoCopies(t *testing.T) {
 // field: whatever a generator can see must be part of the Memo's digest
 // (reuse.go: newReuse and key), then listed here.
 func TestMemoKeyCoversGeneratorOptions(t *testing.T) {
-	covered := []string{"Platform", "KubeVersion", "APIVersions", "Root", "Wave", "Scope"}
+	covered := []string{"Platform", "KubeVersion", "APIVersions", "Root", "Scope"}
 	var fields []string
 	typ := reflect.TypeFor[generators.Options]()
 	for i := range typ.NumField() {

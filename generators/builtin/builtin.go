@@ -19,8 +19,8 @@ func Registry() generators.Registry {
 	return generators.Registry{
 		designerv1alpha1.Group + "/" + designerv1alpha1.Kind: &kaoto.Generator{},
 		v1alpha1.Group + "/" + v1alpha1.ComponentKind: component.Generator{Sources: map[string]generators.Generator{
-			"chart":         helm.Generator{},
-			"kustomization": kustomize.Generator{},
+			helm.Source:      helm.Generator{},
+			kustomize.Source: kustomize.Generator{},
 		}},
 	}
 }

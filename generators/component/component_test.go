@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/manifest"
@@ -335,5 +336,34 @@ func TestDecodeReportsEveryStage(t *testing.T) {
 				t.Errorf("-want +got:\n%s\n%v", diff, err)
 			}
 		})
+	}
+}
+
+// decodedSource is a source generator that renders from the Component
+// the Component generator decoded (Source), and fails when asked to
+// decode it again (Generate).
+type decodedSource struct{ got **v1alpha1.Component }
+
+func (decodedSource) Generate(context.Context, *manifest.Object, generators.Options) (generators.Result, error) {
+	return generators.Result{}, errors.New("Generate called: the Component would be decoded twice")
+}
+
+func (s decodedSource) GenerateComponent(_ context.Context, _ *manifest.Object, c *v1alpha1.Component, _ generators.Options) (generators.Result, error) {
+	*s.got = c
+	return generators.Result{}, nil
+}
+
+// TestDecodedOnce: the Component generator decodes a Component once and
+// hands the decoded value to a source generator that takes it (Source).
+func TestDecodedOnce(t *testing.T) {
+	var got *v1alpha1.Component
+	g := Generator{Sources: map[string]generators.Generator{"kustomization": decodedSource{&got}}}
+	spec := manifest.New(map[string]any{"apiVersion": "wavesmith.io/v1alpha1", "kind": "Component", "metadata": map[string]any{"name": "c", "namespace": "apps"},
+		"spec": map[string]any{"source": map[string]any{"kustomization": map[string]any{"path": "k"}}, "wave": int64(3)}})
+	if _, err := g.Generate(context.Background(), spec, generators.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got == nil || got.Name != "c" || got.Namespace != "apps" || got.Spec.Source.Kustomization.Path != "k" || got.Spec.Wave == nil || *got.Spec.Wave != 3 {
+		t.Errorf("the source got %+v, want the decoded Component", got)
 	}
 }

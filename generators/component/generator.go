@@ -22,6 +22,14 @@ type Generator struct {
 	Sources map[string]generators.Generator
 }
 
+// Source is implemented by source generators that render from the
+// Component as Generator decoded it, so that a Component is decoded once
+// per render; Generator calls a source generator without it through
+// Generate (which decodes again).
+type Source interface {
+	GenerateComponent(ctx context.Context, spec *manifest.Object, c *v1alpha1.Component, opts generators.Options) (generators.Result, error)
+}
+
 // Versions is the version of Component wavesmith serves
 // (render.Versioned): an object in another version of wavesmith.io is a
 // mistake, never rendered or passed through.
@@ -44,7 +52,8 @@ func (Generator) Check(spec *manifest.Object) error {
 
 // Generate implements generators.Generator.
 func (g Generator) Generate(ctx context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
-	if _, err := Decode(spec); err != nil {
+	c, err := Decode(spec)
+	if err != nil {
 		return generators.Result{}, err
 	}
 	src, _ := specMap(spec)["source"].(map[string]any)
@@ -57,6 +66,9 @@ func (g Generator) Generate(ctx context.Context, spec *manifest.Object, opts gen
 	sort.Strings(keys)
 	for _, k := range keys {
 		if gen, ok := g.Sources[k]; ok {
+			if s, ok := gen.(Source); ok {
+				return s.GenerateComponent(ctx, spec, c, opts)
+			}
 			return gen.Generate(ctx, spec, opts)
 		}
 	}

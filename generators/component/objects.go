@@ -2,7 +2,6 @@ package component
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
@@ -47,13 +46,11 @@ func SetNamespaces(spec *manifest.Object, c *v1alpha1.Component, objs []*manifes
 }
 
 // Defaults returns the lifecycle defaults a Component sets for its
-// objects: spec.wave and spec.policies, and its status hints are applied
-// by StatusHints.
+// objects: spec.policies. Its status hints are applied by StatusHints;
+// its spec.wave reaches the engine's wave plan through Generator.Wave
+// (generators.Waver), never as a string.
 func Defaults(c *v1alpha1.Component) map[string]string {
 	d := map[string]string{}
-	if c.Spec.Wave != nil {
-		d[inventory.ApplyOrder] = strconv.Itoa(int(*c.Spec.Wave))
-	}
 	if p := c.Spec.Policies; p != nil {
 		for k, v := range map[string]string{inventory.AdoptionPolicy: p.Adoption, inventory.UpdatePolicy: p.Update, inventory.DeletePolicy: p.Delete, inventory.ReconcilePolicy: p.Reconcile} {
 			if v != "" {

@@ -3,7 +3,8 @@
 // client-only dry-run mode with Helm's own functions (chart loading,
 // dependency processing with condition, tags, alias and import-values,
 // values coalescing and schema validation, the template engine, NOTES and
-// manifest splitting), and translates hooks into waves and policies as
+// manifest splitting), and translates hooks into waves (offsets from the
+// Component's wave: generators.Result.Offsets) and policies as
 // component-operator-runtime does, marking each kept hook with the native
 // wavesmith.io/hook (install and delete hooks); hooks no GitOps engine
 // runs (test, rollback, upgrade-only) and the hook-failed delete policy are

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"helm.sh/helm/v3/pkg/chart"
@@ -14,6 +13,7 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
+	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/generators/component"
 	"github.com/wavesmith/wavesmith/manifest"
@@ -35,16 +35,28 @@ var ErrBudget = generators.ErrBudget
 // resourcePolicy: "keep" becomes delete-policy orphan.
 const resourcePolicy = "helm.sh/resource-policy"
 
+// Source is the key of spec.source a chart Component sets: the source
+// this generator renders (generators/builtin registers it by it).
+const Source = "chart"
+
 // Generator renders chart Components.
 type Generator struct{}
 
+var _ component.Source = Generator{}
+
 // Generate implements generators.Generator for a Component with
 // spec.source.chart. It gives up with ErrBudget when ctx ends.
-func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts generators.Options) (res generators.Result, err error) {
+func (g Generator) Generate(ctx context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
 	c, err := component.Decode(spec)
 	if err != nil {
 		return generators.Result{}, err
 	}
+	return g.GenerateComponent(ctx, spec, c, opts)
+}
+
+// GenerateComponent implements component.Source: Generate from the
+// Component the Component generator decoded.
+func (Generator) GenerateComponent(ctx context.Context, spec *manifest.Object, c *v1alpha1.Component, opts generators.Options) (res generators.Result, err error) {
 	if repoSource(c.Spec.Source.Chart) {
 		// A chart of a repository has no path: name the chart.
 		defer func() {
@@ -144,16 +156,23 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 		objs = append(objs, got...)
 		kept[m.Name] = kept[m.Name] || len(got) > 0
 	}
-	wave := opts.Wave // the engine's wave plan decides it
+	// Hooks and CRDs are placed relative to the Component's wave: the
+	// engine's wave plan decides it.
+	offsets := map[*manifest.Object]generators.Offset{}
+	earliest := 0
 	var left []leftOut
 	for _, h := range r.hooks {
-		got, l, err := translateHook(h, source(h.Path), wave)
+		got, off, l, err := translateHook(h, source(h.Path))
 		if err != nil {
 			return generators.Result{}, err
 		}
 		left = append(left, l...)
-		objs = append(objs, got...)
-		kept[h.Path] = kept[h.Path] || len(got) > 0
+		if got != nil {
+			objs = append(objs, got)
+			offsets[got] = off
+			earliest = min(earliest, off.Apply)
+		}
+		kept[h.Path] = kept[h.Path] || got != nil
 	}
 	w, err := leftOutHooks(spec, c.Spec.StrictHooks, left)
 	if err != nil {
@@ -172,22 +191,14 @@ func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts gener
 	}
 	// CRDs from crds/: in the earliest wave of the Component, never deleted
 	// (Helm never deletes them either).
-	earliest := wave
-	for _, o := range objs {
-		if v, ok := o.Annotation(inventory.ApplyOrder); ok {
-			if n, err := strconv.Atoi(v); err == nil && n < earliest {
-				earliest = n
-			}
-		}
-	}
 	for _, o := range crds {
-		o.SetAnnotation(inventory.ApplyOrder, strconv.Itoa(earliest))
+		offsets[o] = generators.Offset{Apply: earliest}
 		o.SetAnnotation(inventory.DeletePolicy, inventory.DeleteOrphan)
 	}
 	all := append(crds, objs...)
 	warns = append(warns, component.SetNamespaces(spec, c, all, ns, opts.Scope)...)
 	component.StatusHints(c, all)
-	return generators.Result{Objects: all, Warnings: warns, Defaults: component.Defaults(c)}, nil
+	return generators.Result{Objects: all, Warnings: warns, Defaults: component.Defaults(c), Offsets: offsets}, nil
 }
 
 // stageFailure turns a rendering failure into an error about the spec

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -163,9 +164,9 @@ func TestTextEqualsHelmTemplate(t *testing.T) {
 }
 
 func TestHooksAndCRDs(t *testing.T) {
-	// The engine's wave plan gives the Component wave 2; hooks and CRDs
-	// are placed relative to it.
-	res, err := Generator{}.Generate(context.Background(), spec(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/operator"}}}), generators.Options{Root: root, Wave: 2})
+	// Hooks and CRDs are placed relative to the Component's wave, which
+	// the engine's wave plan decides: offsets, never wave annotations.
+	res, err := Generator{}.Generate(context.Background(), spec(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/operator"}}}), generators.Options{Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +174,8 @@ func TestHooksAndCRDs(t *testing.T) {
 	got := map[string]row{}
 	for _, o := range res.Objects {
 		a := func(k string) string { v, _ := o.Annotation(k); return v }
-		got[o.Key().String()] = row{a(inventory.ApplyOrder), a(inventory.PurgeOrder), a(inventory.ReconcilePolicy), a(inventory.UpdatePolicy), a(inventory.DeletePolicy), a(inventory.Hook), o.Namespace()}
+		apply, purge := offsetText(res, o)
+		got[o.Key().String()] = row{apply, purge, a(inventory.ReconcilePolicy), a(inventory.UpdatePolicy), a(inventory.DeletePolicy), a(inventory.Hook), o.Namespace()}
 		for k := range o.Annotations() {
 			if strings.HasPrefix(k, "argocd.argoproj.io/") {
 				t.Errorf("%s: the generator writes no engine annotation (%s); dialects do", o.Key(), k)
@@ -182,11 +184,12 @@ func TestHooksAndCRDs(t *testing.T) {
 	}
 	want := map[string]row{
 		// crds/: the earliest wave of the Component, never deleted
-		"CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com": {Apply: "-104", Delete: "orphan"},
-		// pre-install, weight -5, hook-succeeded: before everything, purged after wave 1
-		"Job.batch/apps/rel-migrate": {Apply: "-104", Purge: "1", Reconcile: "once", Hook: "pre-install", Namespace: "apps"},
+		"CustomResourceDefinition.apiextensions.k8s.io/widgets.example.com": {Apply: "-106", Delete: "orphan"},
+		// pre-install, weight -5, hook-succeeded: before everything, purged
+		// after the wave before the Component's
+		"Job.batch/apps/rel-migrate": {Apply: "-106", Purge: "-1", Reconcile: "once", Hook: "pre-install", Namespace: "apps"},
 		// post-install, default delete policy before-hook-creation: recreated
-		"Job.batch/apps/rel-smoke": {Apply: "103", Reconcile: "once", Update: "recreate", Hook: "post-install", Namespace: "apps"},
+		"Job.batch/apps/rel-smoke": {Apply: "101", Reconcile: "once", Update: "recreate", Hook: "post-install", Namespace: "apps"},
 		// resource-policy keep: orphaned
 		"Widget.example.com/apps/first":                      {Delete: "orphan", Namespace: "apps"},
 		"Deployment.apps/apps/rel-operator":                  {Namespace: "apps"},
@@ -477,7 +480,7 @@ func TestOutputReadAsYAML11(t *testing.T) {
 // install hook; the hook-failed delete policy is left out with the
 // chart's one warning.
 func TestDeleteHooks(t *testing.T) {
-	res, err := Generator{}.Generate(context.Background(), spec(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/delete-hooks"}}}), generators.Options{Root: root, Wave: 2})
+	res, err := Generator{}.Generate(context.Background(), spec(t, map[string]any{"source": map[string]any{"chart": map[string]any{"path": "charts/delete-hooks"}}}), generators.Options{Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -485,12 +488,13 @@ func TestDeleteHooks(t *testing.T) {
 	got := map[string]row{}
 	for _, o := range res.Objects {
 		a := func(k string) string { v, _ := o.Annotation(k); return v }
-		got[o.Key().String()] = row{a(inventory.ApplyOrder), a(inventory.PurgeOrder), a(inventory.ReconcilePolicy), a(inventory.UpdatePolicy), a(inventory.Hook)}
+		apply, purge := offsetText(res, o)
+		got[o.Key().String()] = row{apply, purge, a(inventory.ReconcilePolicy), a(inventory.UpdatePolicy), a(inventory.Hook)}
 	}
 	want := map[string]row{
-		"Job.batch/apps/rel-cleanup":  {Apply: "2", Purge: "203", Reconcile: "once", Hook: "pre-delete"},
-		"Job.batch/apps/rel-farewell": {Apply: "2", Reconcile: "once", Update: "recreate", Hook: "post-delete"},
-		"ConfigMap/apps/rel-marker":   {Apply: "-99", Reconcile: "once", Hook: "pre-delete,pre-install"},
+		"Job.batch/apps/rel-cleanup":  {Apply: "0", Purge: "201", Reconcile: "once", Hook: "pre-delete"},
+		"Job.batch/apps/rel-farewell": {Apply: "0", Reconcile: "once", Update: "recreate", Hook: "post-delete"},
+		"ConfigMap/apps/rel-marker":   {Apply: "-101", Reconcile: "once", Hook: "pre-delete,pre-install"},
 		"ConfigMap/apps/rel-app":      {},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -499,4 +503,24 @@ func TestDeleteHooks(t *testing.T) {
 	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0].Message, "ConfigMap/rel-marker (hook-delete-policy hook-failed)") {
 		t.Errorf("want one warning naming the hook-failed policy, got %v", res.Warnings)
 	}
+}
+
+// offsetText returns an object's offsets from its Component's wave as
+// text ("" when it has none), and fails on a wave annotation: the
+// generator knows no wave, the engine's plan makes offsets absolute.
+func offsetText(res generators.Result, o *manifest.Object) (apply, purge string) {
+	for _, k := range []string{inventory.ApplyOrder, inventory.PurgeOrder} {
+		if v, ok := o.Annotation(k); ok {
+			return "annotation " + k + "=" + v, ""
+		}
+	}
+	off, ok := res.Offsets[o]
+	if !ok {
+		return "", ""
+	}
+	apply = strconv.Itoa(off.Apply)
+	if off.Purge != nil {
+		purge = strconv.Itoa(*off.Purge)
+	}
+	return apply, purge
 }

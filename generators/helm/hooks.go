@@ -3,12 +3,12 @@ package helm
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"helm.sh/helm/v3/pkg/release"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
+	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/generators/component"
 	"github.com/wavesmith/wavesmith/manifest"
 )
@@ -30,18 +30,19 @@ type leftOut struct {
 // PreDelete, PostDelete). A hook no engine runs (test, rollback,
 // upgrade-only) returns no object, and is left out before anything only
 // kept hooks need is checked; what is left out is returned for the
-// chart's one warning (or, strict, an error).
-func translateHook(h *release.Hook, file string, wave int) ([]*manifest.Object, []leftOut, error) {
+// chart's one warning (or, strict, an error). A kept hook's waves are
+// returned relative to the Component's.
+func translateHook(h *release.Hook, file string) (*manifest.Object, generators.Offset, []leftOut, error) {
 	objs, err := decode(file, []byte(h.Manifest))
 	if err != nil {
-		return nil, nil, err
+		return nil, generators.Offset{}, nil, err
 	}
 	if len(objs) == 0 {
-		return nil, nil, nil
+		return nil, generators.Offset{}, nil, nil
 	}
 	o := objs[0]
 	if err := component.CheckNoNativeAnnotations(o); err != nil {
-		return nil, nil, err
+		return nil, generators.Offset{}, nil, err
 	}
 	fail := func(format string, args ...any) error {
 		return o.FieldError(hookField, fmt.Errorf("%w: "+format, append([]any{ErrHook}, args...)...))
@@ -68,18 +69,18 @@ func translateHook(h *release.Hook, file string, wave int) ([]*manifest.Object, 
 			// wavesmith renders an install: upgrade hooks alone are left out.
 		case release.HookPreRollback, release.HookPostRollback, release.HookTest:
 		default:
-			return nil, nil, fail("unknown hook %q", e)
+			return nil, generators.Offset{}, nil, fail("unknown hook %q", e)
 		}
 	}
 	if len(events) == 0 {
 		// test, rollback or upgrade-only hooks: no engine runs them.
-		return nil, []leftOut{{o, hookField, fmt.Sprintf("%v", h.Events)}}, nil
+		return nil, generators.Offset{}, []leftOut{{o, hookField, fmt.Sprintf("%v", h.Events)}}, nil
 	}
 	pre, post := seen[inventory.HookPreInstall], seen[inventory.HookPostInstall]
 	install := pre || post
 	// Only hooks that are kept need what follows.
 	if install && (h.Weight < -100 || h.Weight > 100) {
-		return nil, nil, fail("weight %d is outside -100..100", h.Weight)
+		return nil, generators.Offset{}, nil, fail("weight %d is outside -100..100", h.Weight)
 	}
 	var left []leftOut
 	succeeded, beforeCreation := false, len(h.DeletePolicies) == 0
@@ -95,22 +96,23 @@ func translateHook(h *release.Hook, file string, wave int) ([]*manifest.Object, 
 			left = append(left, leftOut{o, "metadata.annotations." + release.HookDeleteAnnotation, "hook-delete-policy hook-failed"})
 		}
 	}
-	// Delete hooks alone keep the Component's wave: no sync applies
-	// them, so they neither open a wave nor shift dependents.
-	applyOrder, purgeOrder := wave, wave+201
+	// Waves relative to the Component's (the engine's wave plan makes
+	// them absolute). Delete hooks alone keep the Component's wave: no
+	// sync applies them, so they neither open a wave nor shift
+	// dependents.
+	off, purge := generators.Offset{}, 201
 	switch {
 	case pre:
-		applyOrder = wave + h.Weight - 101
+		off.Apply = h.Weight - 101
 		if !post {
-			purgeOrder = wave - 1
+			purge = -1
 		}
 	case post:
-		applyOrder = wave + h.Weight + 101
+		off.Apply = h.Weight + 101
 	}
-	o.SetAnnotation(inventory.ApplyOrder, strconv.Itoa(applyOrder))
 	o.SetAnnotation(inventory.ReconcilePolicy, inventory.ReconcileOnce)
 	if succeeded {
-		o.SetAnnotation(inventory.PurgeOrder, strconv.Itoa(purgeOrder))
+		off.Purge = &purge
 	}
 	if beforeCreation {
 		o.SetAnnotation(inventory.UpdatePolicy, inventory.UpdateRecreate)
@@ -121,7 +123,7 @@ func translateHook(h *release.Hook, file string, wave int) ([]*manifest.Object, 
 	// recreate; Flux never applies a delete-only hook).
 	sort.Strings(events)
 	o.SetAnnotation(inventory.Hook, strings.Join(events, ","))
-	return []*manifest.Object{o}, left, nil
+	return o, off, left, nil
 }
 
 // leftOutHooks turns what a chart's hooks left out into one warning on

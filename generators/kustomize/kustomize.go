@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/wavesmith/wavesmith/api/v1alpha1"
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/generators/component"
 	"github.com/wavesmith/wavesmith/manifest"
@@ -44,6 +45,10 @@ const (
 	IgnoreFile = ".component-ignore"
 )
 
+// Source is the key of spec.source a kustomization Component sets: the
+// source this generator renders (generators/builtin registers it by it).
+const Source = "kustomization"
+
 // sourceField is the spec field naming the folder.
 const sourceField = "spec.source.kustomization.path"
 
@@ -56,11 +61,19 @@ var _ generators.Generator = Generator{}
 // spec.source.kustomization: it reads the folder, renders its templates,
 // refuses what cannot run offline, builds it with kustomize and gives
 // namespaced objects without a namespace the placement namespace.
-func (Generator) Generate(ctx context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
+func (g Generator) Generate(ctx context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
 	c, err := component.Decode(spec)
 	if err != nil {
 		return generators.Result{}, err
 	}
+	return g.GenerateComponent(ctx, spec, c, opts)
+}
+
+var _ component.Source = Generator{}
+
+// GenerateComponent implements component.Source: Generate from the
+// Component the Component generator decoded.
+func (Generator) GenerateComponent(ctx context.Context, spec *manifest.Object, c *v1alpha1.Component, opts generators.Options) (generators.Result, error) {
 	if c.Spec.Source.Kustomization == nil {
 		return generators.Result{}, spec.FieldError("spec.source.kustomization", fmt.Errorf("%w: the Component's source is not a kustomization", manifest.ErrInvalid))
 	}

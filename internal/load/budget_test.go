@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wavesmith/wavesmith/generators"
+
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
@@ -171,5 +173,57 @@ func TestLoadContext(t *testing.T) {
 		if _, err := Inputs(ctx, root, builtin.Registry(), []string{filepath.Join(root, arg)}, nil); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: got %v, want context.Canceled", arg, err)
 		}
+	}
+}
+
+// TestLoadNeverDecodesSources: the files of a spec's source are read
+// (they might hold a spec) but never decoded by loading: the spec's
+// generator decodes them, once. Counted in allocations, which do not
+// depend on time: 40 source files must cost far less than decoding them.
+func TestLoadNeverDecodesSources(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "app/component.yaml"), "apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata: {name: shop, namespace: n}\nspec:\n  source: {kustomization: {path: k}}\n")
+	writeFile(t, filepath.Join(root, "app/k/kustomization.yaml"), "resources: []\n")
+	load := func() {
+		objs, err := loadIn(root, []string{filepath.Join(root, "app")}, nil)
+		if err != nil || len(objs) != 1 {
+			t.Fatalf("want the Component alone, got %d objects, %v", len(objs), err)
+		}
+	}
+	load()
+	bare := testing.AllocsPerRun(5, load)
+	var data strings.Builder
+	for i := range 40 {
+		data.WriteString(fmt.Sprintf("  key%02d: value %d\n", i, i))
+	}
+	decoded := 0.0
+	for i := range 40 {
+		body := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm%02d, namespace: n}\ndata:\n%s", i, data.String())
+		writeFile(t, filepath.Join(root, fmt.Sprintf("app/k/cm%02d.yaml", i)), body)
+		decoded += testing.AllocsPerRun(1, func() {
+			if _, err := manifest.Decode("cm.yaml", []byte(body)); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	load()
+	got := testing.AllocsPerRun(5, load)
+	t.Logf("40 source files: %.0f allocations more (decoding them: %.0f)", got-bare, decoded)
+	if got-bare > decoded/2 {
+		t.Errorf("40 source files cost %.0f allocations, decoding them %.0f: loading decodes a spec's source", got-bare, decoded)
+	}
+}
+
+// TestLoadEscapedSpecInSource: a spec whose apiVersion is spelt with an
+// escape is still found in a source folder (an error naming both), though
+// its bytes do not name a spec's apiVersion.
+func TestLoadEscapedSpecInSource(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "app/component.yaml"), "apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata: {name: shop, namespace: n}\nspec:\n  source: {kustomization: {path: k}}\n")
+	writeFile(t, filepath.Join(root, "app/k/kustomization.yaml"), "resources: []\n")
+	writeFile(t, filepath.Join(root, "app/k/hidden.yaml"), "apiVersion: \"wavesmith.io\\x2Fv1alpha1\"\nkind: Component\nmetadata: {name: hidden, namespace: n}\n")
+	_, err := loadIn(root, []string{filepath.Join(root, "app")}, nil)
+	if !errors.Is(err, generators.ErrSourceCoversSpec) || !strings.Contains(err.Error(), "hidden") {
+		t.Fatalf("want ErrSourceCoversSpec naming the hidden spec, got %v", err)
 	}
 }

@@ -64,7 +64,10 @@ func DefaultRoot(paths []string, cwd string) string {
 // them together of at most MaxRenderInputSize bytes (ErrInputsTooLarge,
 // refused before any is read), and decoding stays within manifest's
 // budgets, one of them for all files. A file is kept only while it is
-// decoded. A file named twice (twice on the command line, or a folder and
+// decoded; one that cannot hold a spec waits, read, until the specs say
+// what they read, and is decoded only when it is none of their sources
+// (which their generators decode): each file is read once and, within
+// maxWaiting bytes of waiting files, decoded at most once. A file named twice (twice on the command line, or a folder and
 // a file in it, or through a symlink) is read once, where it comes first.
 //
 // reg decides what a spec is: an object of one of its kinds. The files
@@ -180,7 +183,12 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 	docs := make([][]*manifest.Object, len(inputs))
 	errs := make([]error, len(inputs))
 	specAPI := make([]bool, len(inputs)) // a file that did not decode names a spec's apiVersion
-	var read atomic.Int64                // files may grow after they were listed
+	// Files that cannot hold a spec wait, read, until the specs say what
+	// they read: a spec's source is rendered by its generator, which
+	// decodes it; loading never decodes it too.
+	later := make([][]byte, len(inputs))
+	var waiting atomic.Int64 // bytes in later
+	var read atomic.Int64    // files may grow after they were listed
 	budget := manifest.NewBudget(manifest.MaxRenderDecodedSize)
 	parallel.Do(len(inputs), func(i int) {
 		file := inputs[i].path
@@ -202,6 +210,13 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 		if inputs[i].candidate && !k.namesSpecAPI(b) {
 			return // a file of a chart
 		}
+		if file != "-" && !k.mayHoldSpec(b) {
+			if waiting.Add(int64(len(b))) <= maxWaiting {
+				later[i] = b
+				return
+			}
+			waiting.Add(-int64(len(b))) // decoded now: memory stays bounded
+		}
 		docs[i], errs[i] = budget.Decode(file, b)
 		if errs[i] != nil {
 			specAPI[i] = k.namesSpecAPI(b)
@@ -210,8 +225,23 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 	})
 	stdinData = nil
 	// The files and folders specs read are their sources, not objects of
-	// the render.
+	// the render: the files that wait are decoded unless they are one.
 	used := k.sources(docs, root)
+	parallel.Do(len(inputs), func(i int) {
+		b := later[i]
+		if b == nil {
+			return
+		}
+		later[i] = nil
+		file := inputs[i].path
+		if err := ctx.Err(); err != nil {
+			errs[i] = &manifest.Error{File: file, Err: err}
+			return
+		}
+		if used.covering(file) == nil {
+			docs[i], errs[i] = budget.Decode(file, b)
+		}
+	})
 	var out []*manifest.Object
 	for i, d := range docs {
 		file := inputs[i].path
@@ -252,6 +282,13 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 // files of 15 MiB took 1.3 GB. 256 MiB is far beyond the inputs of any
 // repository of specs and objects, and keeps a render under 1 GiB.
 const MaxRenderInputSize = 256 << 20
+
+// maxWaiting bounds the bytes of the files that wait, read, until the
+// specs say what they read (Inputs): beyond it, files are decoded as they
+// are read, as if every one were an object (a source among them is then
+// decoded by loading too), so that a render of large inputs holds no more
+// than decoding them takes. Specs' sources are far smaller.
+const maxWaiting = 16 << 20
 
 // MaxFolderDepth bounds how deep folders may nest below an input folder:
 // no layout of specs needs more, and a deeper tree only costs time.
@@ -338,6 +375,15 @@ func (k kinds) firstSpec(objs []*manifest.Object) *manifest.Object {
 		}
 	}
 	return nil
+}
+
+// mayHoldSpec tells whether a file may hold a spec: it names a spec's
+// apiVersion, or it could spell one otherwise (an escape in a quoted
+// scalar, or UTF-16, which holds NUL bytes or starts with a byte order
+// mark). Loading decodes such a file before it knows the specs' sources.
+func (k kinds) mayHoldSpec(b []byte) bool {
+	return k.namesSpecAPI(b) || bytes.IndexByte(b, '\\') >= 0 || bytes.IndexByte(b, 0) >= 0 ||
+		bytes.HasPrefix(b, []byte{0xfe, 0xff}) || bytes.HasPrefix(b, []byte{0xff, 0xfe})
 }
 
 // namesSpecAPI tells whether a file that did not decode looks like a spec
