@@ -6,7 +6,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/gitops"
@@ -48,7 +47,7 @@ func checkLifecycleValue(key, v string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("%w: unknown wavesmith annotation", ErrAnnotation)
 	}
-	nv := toKebab(strings.TrimSpace(v))
+	nv := inventory.PolicyValue(strings.TrimSpace(v))
 	for _, a := range allowed {
 		if nv == a {
 			return nv, nil
@@ -74,23 +73,6 @@ func checkHook(v string) (string, error) {
 		return "", fmt.Errorf("%w: %v", ErrAnnotation, err)
 	}
 	return nv, nil
-}
-
-func toKebab(s string) string {
-	if strings.ContainsAny(s, "-") || strings.ToLower(s) == s {
-		return s
-	}
-	var b strings.Builder
-	for i, r := range s {
-		if unicode.IsUpper(r) {
-			if i > 0 {
-				b.WriteByte('-')
-			}
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // checkKnownAnnotations refuses wavesmith.io/* annotations wavesmith does

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Prefix is the prefix of every native wavesmith annotation.
@@ -146,4 +147,25 @@ func ValidateStatusHint(v string) error {
 		}
 	}
 	return nil
+}
+
+// PolicyValue reads a policy value written in CamelCase (IfUnowned, as the
+// component-operator-runtime spells them) as its kebab-case spelling
+// (if-unowned), the one this package's constants and the engine use; a
+// value already in kebab or lower case is returned as it is.
+func PolicyValue(s string) string {
+	if strings.Contains(s, "-") || strings.ToLower(s) == s {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

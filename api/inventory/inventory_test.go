@@ -217,3 +217,15 @@ func TestDeleteOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyValue: CamelCase policy values read as the kebab-case ones.
+func TestPolicyValue(t *testing.T) {
+	for in, want := range map[string]string{
+		"IfUnowned": "if-unowned", "if-unowned": "if-unowned", "Recreate": "recreate",
+		"OnObjectOrComponentChange": "on-object-or-component-change", "never": "never", "": "",
+	} {
+		if got := PolicyValue(in); got != want {
+			t.Errorf("PolicyValue(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 
@@ -108,7 +107,7 @@ func checkSpec(spec *manifest.Object, c *v1alpha1.Component, bad []string) error
 			{"adoption", inventory.AdoptionPolicy, p.Adoption}, {"delete", inventory.DeletePolicy, p.Delete},
 			{"reconcile", inventory.ReconcilePolicy, p.Reconcile}, {"update", inventory.UpdatePolicy, p.Update},
 		} {
-			if f.v != "" && !slices.Contains(inventory.Allowed[f.key], kebab(strings.TrimSpace(f.v))) {
+			if f.v != "" && !slices.Contains(inventory.Allowed[f.key], inventory.PolicyValue(strings.TrimSpace(f.v))) {
 				errs = append(errs, spec.FieldError("spec.policies."+f.field, fmt.Errorf("%w: %q is not one of %s", manifest.ErrInvalid, f.v, strings.Join(inventory.Allowed[f.key], ", "))))
 			}
 		}
@@ -136,25 +135,6 @@ func checkSpec(spec *manifest.Object, c *v1alpha1.Component, bad []string) error
 		}
 	}
 	return manifest.Join(errs)
-}
-
-// kebab reads a policy value written in CamelCase (IfUnowned) as its
-// kebab-case spelling, as the engine accepts it.
-func kebab(s string) string {
-	if strings.Contains(s, "-") || strings.ToLower(s) == s {
-		return s
-	}
-	var b strings.Builder
-	for i, r := range s {
-		if unicode.IsUpper(r) {
-			if i > 0 {
-				b.WriteByte('-')
-			}
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // badPaths returns the field paths of located errors.
