@@ -42,6 +42,10 @@ type Options struct {
 	// CRDs among the render's inputs, the user's declarations. nil is the
 	// built-in kinds only.
 	Scope *kindscope.Table
+	// Checked is what the generator's Check returned for this spec
+	// (Checker), nil when it was not checked: a generator takes it
+	// instead of decoding the spec again.
+	Checked any
 }
 
 // Generator renders the children of one spec. The spec's namespace is set.
@@ -169,9 +173,11 @@ type Waver interface {
 // without reading anything (unknown fields, wrong types, missing values).
 // The engine checks every spec before the wave plan, so that every spec's
 // errors are reported in one run, not one stage at a time; Generate still
-// reports them for callers that do not check first.
+// reports them for callers that do not check first. What Check decoded
+// (checked, nil for nothing) reaches Generate for the same spec as
+// Options.Checked, so that a render decodes a spec once.
 type Checker interface {
-	Check(spec *manifest.Object) error
+	Check(spec *manifest.Object) (checked any, err error)
 }
 
 // TypeManager is implemented by generators whose specs name further types

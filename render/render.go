@@ -67,6 +67,9 @@ type Item struct {
 	// checkInput, a child's after Generate (its generator's offset made
 	// absolute, or its annotation), which the wave plan shifts.
 	own order
+	// checked is what the spec's generator's Check decoded (Checker),
+	// handed to its Generate.
+	checked any
 }
 
 // Result is the rendered object set.
@@ -123,16 +126,18 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 		}
 		own, inErr := checkInput(o, opts.Engines)
 		g, isSpec := opts.Generators.Lookup(o)
-		var specErr error
-		if c, ok := g.(generators.Checker); ok && isSpec {
-			specErr = c.Check(o)
-		}
 		it := &Item{Object: o, Role: PassThrough, Spec: -1, own: own}
+		var specErr error
 		if isSpec {
 			it.Role = Spec
 			meta, _ := o.Map["metadata"].(map[string]any)
 			if ns := meta["namespace"]; ns == nil || ns == "" { // a wrong type stays, reported
 				o.SetNamespace(opts.Namespace)
+			}
+			// Checked with its namespace set, as Generate sees it: what
+			// Check decoded is handed to Generate (one decode a render).
+			if c, ok := g.(generators.Checker); ok {
+				it.checked, specErr = c.Check(o)
 			}
 			specs = append(specs, it)
 		}
@@ -262,7 +267,8 @@ func Check(objs []*manifest.Object, opts Options) error {
 		errs = append(errs, err)
 		if g, ok := opts.Generators.Lookup(o); ok {
 			if c, ok := g.(generators.Checker); ok {
-				errs = append(errs, c.Check(o))
+				_, err := c.Check(o)
+				errs = append(errs, err)
 			}
 		}
 	}
@@ -305,7 +311,7 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 	o := spec.Object
 	g, _ := opts.Generators.Lookup(o)
 	i := spec.Spec
-	r, err := reuse.generate(ctx, g, o, generators.Options{Platform: opts.Platform, KubeVersion: opts.KubeVersion, APIVersions: opts.APIVersions, Root: opts.Root, Scope: opts.Scope})
+	r, err := reuse.generate(ctx, g, o, generators.Options{Platform: opts.Platform, KubeVersion: opts.KubeVersion, APIVersions: opts.APIVersions, Root: opts.Root, Scope: opts.Scope, Checked: spec.checked})
 	if err != nil {
 		var me *manifest.Error
 		if !errors.As(err, &me) {

@@ -312,7 +312,9 @@ func TestMemoCopies(t *testing.T) {
 // field: whatever a generator can see must be part of the Memo's digest
 // (reuse.go: newReuse and key), then listed here.
 func TestMemoKeyCoversGeneratorOptions(t *testing.T) {
-	covered := []string{"Platform", "KubeVersion", "APIVersions", "Root", "Scope"}
+	// Checked is what the generator's own Check decoded from the spec's
+	// bytes, which the key holds.
+	covered := []string{"Platform", "KubeVersion", "APIVersions", "Root", "Scope", "Checked"}
 	var fields []string
 	typ := reflect.TypeFor[generators.Options]()
 	for i := range typ.NumField() {

@@ -44,17 +44,25 @@ var (
 	_ generators.Checker     = Generator{}
 )
 
-// Check implements generators.Checker: Decode's errors, every one.
-func (Generator) Check(spec *manifest.Object) error {
-	_, err := Decode(spec)
-	return err
-}
-
-// Generate implements generators.Generator.
-func (g Generator) Generate(ctx context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
+// Check implements generators.Checker: Decode's errors, every one, and
+// the decoded Component, which Generate then takes (Options.Checked).
+func (Generator) Check(spec *manifest.Object) (any, error) {
 	c, err := Decode(spec)
 	if err != nil {
-		return generators.Result{}, err
+		return nil, err
+	}
+	return c, nil
+}
+
+// Generate implements generators.Generator. It decodes the spec unless
+// the engine checked it (Options.Checked holds the decoded Component).
+func (g Generator) Generate(ctx context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
+	c, ok := opts.Checked.(*v1alpha1.Component)
+	if !ok {
+		var err error
+		if c, err = Decode(spec); err != nil {
+			return generators.Result{}, err
+		}
 	}
 	src, _ := specMap(spec)["source"].(map[string]any)
 	keys := make([]string, 0, len(src))

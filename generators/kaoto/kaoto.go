@@ -44,9 +44,12 @@ func (g *Generator) Versions() []string { return []string{v1alpha1.Version} }
 
 // Generate implements generators.Generator.
 func (g *Generator) Generate(_ context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
-	k, err := Decode(spec)
-	if err != nil {
-		return generators.Result{}, err
+	k, ok := opts.Checked.(*v1alpha1.Kaoto)
+	if !ok {
+		var err error
+		if k, err = Decode(spec); err != nil {
+			return generators.Result{}, err
+		}
 	}
 	steps := kubernetesSteps
 	if opts.Platform == generators.OpenShift {
@@ -87,10 +90,14 @@ func (g *Generator) Generate(_ context.Context, spec *manifest.Object, opts gene
 	}}, nil
 }
 
-// Check implements generators.Checker: Decode's errors, every one.
-func (g *Generator) Check(spec *manifest.Object) error {
-	_, err := Decode(spec)
-	return err
+// Check implements generators.Checker: Decode's errors, every one, and
+// the decoded Kaoto, which Generate then takes (Options.Checked).
+func (g *Generator) Check(spec *manifest.Object) (any, error) {
+	k, err := Decode(spec)
+	if err != nil {
+		return nil, err
+	}
+	return k, nil
 }
 
 // Decode reads a Kaoto strictly: metadata.name is required, spec may hold
