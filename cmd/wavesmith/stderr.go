@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 kustomizeDeprecations sets every deprecated kustomize field on purpose: kustomize's own CheckDeprecatedFields then gives the exact lines to drop
+
 package main
 
 import (

@@ -37,16 +37,6 @@ func inTime(t *testing.T, what string, fn func()) {
 	}
 }
 
-func mustWrite(t *testing.T, p, s string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestConfine(t *testing.T) {
 	root, outside := boundary(t)
 	if err := os.Symlink(outside, filepath.Join(root, "out-link")); err != nil {

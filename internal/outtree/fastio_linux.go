@@ -52,7 +52,6 @@ func readTree(dir string) (map[string][]byte, error) {
 type treeReader struct {
 	dir   string
 	files map[string][]byte
-	buf   []byte
 }
 
 // folder reads the folder open as fd, whose slash path is rel ("" for the

@@ -3,8 +3,10 @@ package outtree
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -81,5 +83,74 @@ func TestReadTooDeep(t *testing.T) {
 	mustWrite(t, filepath.Join(p, "f.yaml"), "x\n")
 	if _, err := Read(dir); !errors.Is(err, ErrNotTree) {
 		t.Fatalf("want ErrNotTree, got %v", err)
+	}
+}
+
+// TestWriteWritersAgree: the system-call writer Write uses on Linux and
+// the portable os.Root writer leave the same tree, and both refuse to
+// replace a file already there (O_EXCL) and to write through a symlink
+// planted for a folder.
+func TestWriteWritersAgree(t *testing.T) {
+	files := bigTree("v")
+	files["a/b/c/deep.yaml"] = []byte("deep\n")
+	files["empty.yaml"] = nil
+	writers := map[string]func(dir string) (func(string, []string, map[string][]byte) error, func(), error){
+		"syscalls": func(dir string) (func(string, []string, map[string][]byte) error, func(), error) {
+			return folderWriter(nil, dir)
+		},
+		"os.Root": func(dir string) (func(string, []string, map[string][]byte) error, func(), error) {
+			root, err := os.OpenRoot(dir)
+			if err != nil {
+				return nil, nil, err
+			}
+			return func(d string, names []string, files map[string][]byte) error {
+				return writeFolderRoot(root, d, names, files)
+			}, func() { root.Close() }, nil
+		},
+	}
+	byDir := map[string][]string{}
+	for p := range files {
+		d, name := filepath.Split(p)
+		byDir[strings.TrimSuffix(d, "/")] = append(byDir[strings.TrimSuffix(d, "/")], name)
+	}
+	for name, open := range writers {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			for d := range byDir {
+				if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			write, done, err := open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer done()
+			for d, names := range byDir {
+				if err := write(d, names, files); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got, err := readPortable(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(files, got, cmp.Comparer(func(a, b []byte) bool { return string(a) == string(b) })); diff != "" {
+				t.Errorf("-want +got:\n%s", diff)
+			}
+			if err := write("", []string{"kustomization.yaml"}, files); !errors.Is(err, fs.ErrExist) {
+				t.Errorf("writing over an existing file: want fs.ErrExist, got %v", err)
+			}
+			outside := t.TempDir()
+			if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
+				t.Fatal(err)
+			}
+			if err := write("link", []string{"x.yaml"}, map[string][]byte{"link/x.yaml": []byte("x")}); err == nil {
+				t.Error("wrote through a symlink planted for a folder")
+			}
+			if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+				t.Errorf("a file landed outside the tree: %v", entries)
+			}
+		})
 	}
 }
