@@ -71,7 +71,7 @@ func e2eRender(cmd, repo, dir, platform string, extra ...string) []string {
 // and the GitRepository the Kustomizations read.
 func e2eCluster(t *testing.T) (*cluster, *source) {
 	t.Helper()
-	cl := startCluster(t, filepath.Join(repoRoot(t), "status", "testdata", "crds"))
+	cl := startCluster(t, filepath.Join(repoRoot(t), "internal", "status", "testdata", "crds"))
 	cl.startStatus(t)
 	cl.startKubelet(t)
 	cl.startKustomizeController(t)
