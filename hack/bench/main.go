@@ -52,6 +52,7 @@ func run(nList string, runs int, wavesmith, helm, chart, work string) error {
 		return err
 	}
 	fmt.Printf("%-7s %-10s %8s %12s %10s %9s\n", "N", "tool", "objects", "median wall", "peak RSS", "vs helm")
+	defer fmt.Println("(ws -o DIR: the files of the tree, in the objects column)")
 	for _, f := range strings.Split(nList, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
@@ -77,6 +78,10 @@ func run(nList string, runs int, wavesmith, helm, chart, work string) error {
 		if err != nil {
 			return fmt.Errorf("wavesmith render -o: %w", err)
 		}
+		// A tree prints nothing: its row counts the files it wrote.
+		if wt.objects, err = countFiles(filepath.Join(dir, "tree")); err != nil {
+			return err
+		}
 		for _, r := range []struct {
 			tool string
 			m    measure
@@ -86,6 +91,18 @@ func run(nList string, runs int, wavesmith, helm, chart, work string) error {
 		}
 	}
 	return nil
+}
+
+// countFiles counts the regular files below dir.
+func countFiles(dir string) (int, error) {
+	n := 0
+	err := filepath.WalkDir(dir, func(_ string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			n++
+		}
+		return err
+	})
+	return n, err
 }
 
 // writeInputs writes N Kaoto specs, one file each, and the equivalent
