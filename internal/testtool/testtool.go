@@ -6,9 +6,9 @@
 // Tests come in two tiers. go test -short ./... (make unit) runs the unit
 // tests only: a test that needs a tool skips, saying so. make test builds
 // every tool and sets RequireEnv: then a tool-driven test runs, -short or
-// not, and a missing tool fails it. Run by hand without -short and without
-// RequireEnv, a tool-driven test runs when its tool is there and skips,
-// naming the tool and 'make test', when it is not.
+// not, and a missing tool fails it. Run by hand without -short, a
+// tool-driven test runs and a missing tool fails it, naming the tool and
+// 'make test': only -short skips.
 //
 // go test caches a package's passing result, keyed on the package's
 // compiled test binary and on the files and environment variables the test
@@ -57,30 +57,30 @@ func Short(t testing.TB) {
 	}
 }
 
-// Missing ends a test whose tool is missing, with what is missing (format,
-// args): it fails when the tools are required, else it skips and says how
-// to get the tool.
+// Missing ends a test whose tool is missing, with what is missing
+// (format, args): under go test -short it skips (the tool-driven tests
+// are not the inner loop), otherwise it fails loudly and says how to get
+// the tool. A tool-driven test never skips for any other reason.
 func Missing(t testing.TB, format string, args ...any) {
 	t.Helper()
 	msg := fmt.Sprintf(format, args...)
-	if Required() {
-		t.Fatalf("%s (%s is set: every tool is required): run 'make test', which builds it into bin/", msg, RequireEnv)
+	if testing.Short() && !Required() {
+		t.Skipf("%s: skipped under -short; 'make test' builds every tool into bin/ and runs every test", msg)
+		return
 	}
-	t.Skipf("%s: skipped; 'make test' builds every tool into bin/ and runs every test", msg)
+	t.Fatalf("%s: run 'make test', which builds it into bin/ (or go test -short to leave the tool-driven tests out)", msg)
 }
 
 // MainSkip is for a TestMain that needs tools before m.Run: missing says
 // which is missing (nil: none). It returns why the package's tool-driven
-// tests skip ("" when they run), or an error when they must fail instead
-// (tools required and missing). Call flag.Parse before it.
+// tests skip ("" when they run: only under -short), or an error when
+// they must fail instead (a tool missing). Call flag.Parse before it.
 func MainSkip(missing error) (skip string, err error) {
 	switch {
-	case missing != nil && Required():
-		return "", fmt.Errorf("%w (%s is set: every tool is required): run 'make test', which builds it into bin/", missing, RequireEnv)
-	case missing != nil:
-		return fmt.Sprintf("%v: skipped; 'make test' builds every tool into bin/ and runs every test", missing), nil
 	case testing.Short() && !Required():
 		return "runs tools: skipped under -short ('make test' runs it with every tool)", nil
+	case missing != nil:
+		return "", fmt.Errorf("%w: run 'make test', which builds it into bin/ (or go test -short to leave the tool-driven tests out)", missing)
 	}
 	return "", nil
 }

@@ -10,8 +10,8 @@
 //
 //   - go test -short skips every tool-driven test, saying so;
 //   - make sets RequireEnv: every tool is required, a missing one fails;
-//   - otherwise a test whose tool is missing skips, naming the tool and
-//     'make test'.
+//   - otherwise a test whose tool is missing fails, naming the tool and
+//     'make test': only -short skips.
 //
 // make also computes one digest of what go test's result cache cannot see
 // (the tools by content, the files outside the module the tests and tools
@@ -57,16 +57,18 @@ func Short(t testing.TB) {
 	}
 }
 
-// Missing ends a test whose tool is missing, with what is missing: it
-// fails when the tools are required, else it skips and says how to get
-// the tool.
+// Missing ends a test whose tool is missing, with what is missing
+// (format, args): under go test -short it skips (the tool-driven tests
+// are not the inner loop), otherwise it fails loudly and says how to get
+// the tool. A tool-driven test never skips for any other reason.
 func Missing(t testing.TB, format string, args ...any) {
 	t.Helper()
 	msg := fmt.Sprintf(format, args...)
-	if Required() {
-		t.Fatalf("%s (%s is set: every tool is required): run 'make test' in the repository root, which builds it into bin/", msg, RequireEnv)
+	if testing.Short() && !Required() {
+		t.Skipf("%s: skipped under -short; 'make test' in the repository root builds every tool into bin/ and runs every test", msg)
+		return
 	}
-	t.Skipf("%s: skipped; 'make test' in the repository root builds every tool into bin/ and runs every test", msg)
+	t.Fatalf("%s: run 'make test' in the repository root, which builds it into bin/ (or go test -short to leave the tool-driven tests out)", msg)
 }
 
 // Inputs declares that the running test depends on inputs go test's cache
@@ -239,16 +241,14 @@ func StartProcess(t testing.TB, bin string, env []string, logLines int, args ...
 
 // MainSkip is for a TestMain that checks tools before m.Run: missing says
 // which is missing (nil: none). It returns why the package's tool-driven
-// tests skip ("" when they run), or an error when they must fail instead
-// (tools required and missing). Call flag.Parse before it.
+// tests skip ("" when they run: only under -short), or an error when
+// they must fail instead (a tool missing). Call flag.Parse before it.
 func MainSkip(missing error) (skip string, err error) {
 	switch {
-	case missing != nil && Required():
-		return "", fmt.Errorf("%w (%s is set: every tool is required): run 'make test' in the repository root, which builds it into bin/", missing, RequireEnv)
-	case missing != nil:
-		return fmt.Sprintf("%v: skipped; 'make test' in the repository root builds every tool into bin/ and runs every test", missing), nil
 	case testing.Short() && !Required():
 		return "runs tools: skipped under -short ('make test' runs it with every tool)", nil
+	case missing != nil:
+		return "", fmt.Errorf("%w: run 'make test' in the repository root, which builds it into bin/ (or go test -short to leave the tool-driven tests out)", missing)
 	}
 	return "", nil
 }
