@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wavesmith/wavesmith/internal/fsroot"
+
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/getter"
 	"helm.sh/helm/v3/pkg/repo"
@@ -285,7 +287,7 @@ func cappedTransport(limit int64, cred *repo.Entry) (*http.Transport, error) {
 	if cred != nil && (cred.CAFile != "" || cred.CertFile != "" || cred.InsecureSkipTLSverify) {
 		cfg := &tls.Config{InsecureSkipVerify: cred.InsecureSkipTLSverify} //nolint:gosec // the user's repositories.yaml asks for it
 		if cred.CAFile != "" {
-			pem, err := os.ReadFile(cred.CAFile)
+			pem, err := fsroot.ReadFile(filepath.Dir(cred.CAFile), cred.CAFile)
 			if err != nil {
 				return nil, err
 			}
@@ -353,7 +355,7 @@ func writeAtomic(dir, file string, b []byte) error {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return fmt.Errorf("%s is outside %s", file, dir)
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := fsroot.MkdirBelowExisting(dir); err != nil {
 		return err
 	}
 	r, err := os.OpenRoot(dir)

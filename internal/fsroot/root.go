@@ -208,3 +208,28 @@ func (r *Root) MkdirAll(path string) error {
 	}
 	return r.Confine(path)
 }
+
+// MkdirBelowExisting makes the folder dir and its missing parents below
+// the nearest of its ancestors that exists (a folder of the user's, such
+// as the cache folder's parent), through that folder as a Root: what is
+// made never passes through a symlink, and a dir that exists is left as
+// it is.
+func MkdirBelowExisting(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	for anchor := abs; ; anchor = filepath.Dir(anchor) {
+		r, err := OpenRoot(anchor)
+		if err == nil {
+			defer r.Close()
+			if anchor == abs {
+				return nil
+			}
+			return r.MkdirAll(abs)
+		}
+		if !errors.Is(err, fs.ErrNotExist) || anchor == filepath.Dir(anchor) {
+			return err
+		}
+	}
+}

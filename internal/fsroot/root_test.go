@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wavesmith/wavesmith/internal/testobj"
@@ -23,18 +22,6 @@ func boundary(t *testing.T) (root, outside string) {
 		}
 	}
 	return root, outside
-}
-
-// inTime fails the test when fn blocks (a FIFO read forever).
-func inTime(t *testing.T, what string, fn func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); fn() }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("%s blocked", what)
-	}
 }
 
 func TestConfine(t *testing.T) {
@@ -106,7 +93,7 @@ func TestRootReadFile(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var got []byte
 			var err error
-			inTime(t, tc.path, func() { got, err = r.ReadFile(filepath.Join(root, tc.path)) })
+			testobj.InTime(t, tc.path, func() { got, err = r.ReadFile(filepath.Join(root, tc.path)) })
 			if !errors.Is(err, tc.err) {
 				t.Fatalf("%s: want %v, got %v", tc.reason, tc.err, err)
 			}
@@ -114,5 +101,32 @@ func TestRootReadFile(t *testing.T) {
 				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
 			}
 		})
+	}
+}
+
+// TestMkdirBelowExisting: missing parents are made below the nearest
+// folder that exists; an existing folder is left; a file in the way is an
+// error, not replaced.
+func TestMkdirBelowExisting(t *testing.T) {
+	base := t.TempDir()
+	deep := filepath.Join(base, "a", "b", "c")
+	if err := MkdirBelowExisting(deep); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(deep); err != nil || !fi.IsDir() {
+		t.Fatalf("%s not made: %v", deep, err)
+	}
+	if err := MkdirBelowExisting(deep); err != nil {
+		t.Errorf("an existing folder: %v", err)
+	}
+	file := filepath.Join(base, "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := MkdirBelowExisting(filepath.Join(file, "sub")); err == nil {
+		t.Error("made a folder below a file")
+	}
+	if b, _ := os.ReadFile(file); string(b) != "x" {
+		t.Error("the file in the way was changed")
 	}
 }
