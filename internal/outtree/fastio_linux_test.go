@@ -58,8 +58,8 @@ func TestReadWalksAgree(t *testing.T) {
 				t.Fatal(err)
 			}
 			var fast, portable error
-			inTime(t, name, func() { _, fast = readTree(dir) })
-			inTime(t, name, func() { _, portable = readPortable(dir) })
+			testobj.InTime(t, name, func() { _, fast = readTree(dir) })
+			testobj.InTime(t, name, func() { _, portable = readPortable(dir) })
 			for _, sentinel := range []error{fsroot.ErrNotRegular, fsroot.ErrTooLarge} {
 				if errors.Is(fast, sentinel) != errors.Is(portable, sentinel) {
 					t.Errorf("syscalls: %v\nos.Root: %v", fast, portable)

@@ -6,24 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/internal/testobj"
 )
-
-// inTime fails the test when fn blocks (a FIFO read forever).
-func inTime(t *testing.T, what string, fn func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { defer close(done); fn() }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatalf("%s blocked", what)
-	}
-}
 
 func TestOpenFS(t *testing.T) {
 	root, _ := testobj.HostileDir(t, fsroot.MaxFileSize+1)
@@ -51,7 +38,7 @@ func TestOpenFS(t *testing.T) {
 			for _, how := range []string{"ReadFile", "Open"} {
 				var got []byte
 				var err error
-				inTime(t, tc.path, func() {
+				testobj.InTime(t, tc.path, func() {
 					if how == "ReadFile" {
 						got, err = fsys.ReadFile(tc.path)
 						return
@@ -118,7 +105,7 @@ func TestReadRefusesLinks(t *testing.T) {
 				t.Fatal(err)
 			}
 			var err error
-			inTime(t, name, func() { _, err = Read(dir) })
+			testobj.InTime(t, name, func() { _, err = Read(dir) })
 			if !errors.Is(err, fsroot.ErrNotRegular) && !errors.Is(err, fsroot.ErrTooLarge) {
 				t.Errorf("want fsroot.ErrNotRegular or fsroot.ErrTooLarge, got %v", err)
 			}

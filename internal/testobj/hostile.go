@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // HostileDir builds a folder root (below t's temporary folder) holding
@@ -46,6 +47,19 @@ func HostileDir(t *testing.T, big int64) (root, outside string) {
 		t.Fatal(err)
 	}
 	return root, outside
+}
+
+// InTime fails the test when fn blocks for 30 s (a FIFO read forever):
+// a refusal must come at once.
+func InTime(t *testing.T, what string, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); fn() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s blocked", what)
+	}
 }
 
 func write(t *testing.T, p, s string) {
