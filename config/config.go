@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"reflect"
@@ -35,6 +36,48 @@ const DefaultTimeout = time.Minute
 
 // ErrConfig is wrapped by every configuration error.
 var ErrConfig = errors.New("invalid configuration")
+
+// Root is the render's root as the door opened it: config reads every
+// file (a project file, a tree's record, an apiResources list) through
+// it and confines every path setting to it. OpenRoot returns wavesmith's
+// (internal/fsroot's: nothing outside the folder, through symlinks
+// neither; regular files only, each under a size cap), the one every
+// door passes; config opens no file by itself. A Root of the caller's
+// own must keep those rules: config trusts what it returns.
+type Root interface {
+	// Rel returns path relative to the root, an error when it lies
+	// outside it lexically.
+	Rel(path string) (string, error)
+	// Lstat returns what path is inside the root, not following a final
+	// symlink (fs.ErrNotExist when nothing is there).
+	Lstat(path string) (fs.FileInfo, error)
+	// CheckFile refuses what ReadFile would refuse, without reading;
+	// a folder is returned as it is.
+	CheckFile(path string) (fs.FileInfo, error)
+	// ReadFile reads the regular file path inside the root.
+	ReadFile(path string) ([]byte, error)
+	// Confine refuses a path, existing or not, that leaves the root
+	// lexically or through a symlink.
+	Confine(path string) error
+}
+
+// RootCloser is a Root to close when done (OpenRoot's).
+type RootCloser interface {
+	Root
+	io.Closer
+}
+
+var _ RootCloser = (*fsroot.Root)(nil)
+
+// OpenRoot opens the folder dir as the root of a render, for callers
+// outside wavesmith's doors; close it when done.
+func OpenRoot(dir string) (RootCloser, error) {
+	r, err := fsroot.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
 
 // Layer is one source of settings.
 type Layer struct {
@@ -174,10 +217,10 @@ func (m *Merged) Options(root string) (render.Options, time.Duration, error) {
 // OptionsIn checks the merged settings and returns the engine options
 // (without Generators, which the door passes) and the render timeout.
 // Every setting that holds a path (inputs, output, apiResources) must lie
-// in root, lexically and through symlinks (fsroot.ErrOutsideRoot), and
-// files are read through it only. Every mistake is reported, sorted, each
-// naming its field.
-func (m *Merged) OptionsIn(root *fsroot.Root) (render.Options, time.Duration, error) {
+// in root, lexically and through symlinks (Root.Confine; OpenRoot's
+// wraps internal/fsroot.ErrOutsideRoot), and files are read through it
+// only. Every mistake is reported, sorted, each naming its field.
+func (m *Merged) OptionsIn(root Root) (render.Options, time.Duration, error) {
 	c := m.Spec
 	var errs []error
 	bad := func(path string, format string, args ...any) {
@@ -266,7 +309,7 @@ const maxAPIResources = 4 << 20
 
 // readAPIResources reads a kubectl api-resources file through root:
 // regular, inside it, at most maxAPIResources bytes.
-func readAPIResources(root *fsroot.Root, path string) (*kindscope.Table, error) {
+func readAPIResources(root Root, path string) (*kindscope.Table, error) {
 	fi, err := root.CheckFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -296,10 +339,10 @@ func CheckOutput(out string) error {
 
 // ReadFile reads a wavesmith.io/v1alpha1 RenderConfig document (a project
 // file, a tree's record) through root (inside it, through symlinks
-// neither; a regular file under fsroot.MaxFileSize: never a FIFO or a
+// neither; a regular file under a size cap: never a FIFO or a
 // device) strictly: unknown fields are errors naming the file. Relative
 // paths in it are relative to its folder (Layer.Dir).
-func ReadFile(root *fsroot.Root, path string) (Layer, error) {
+func ReadFile(root Root, path string) (Layer, error) {
 	b, err := root.ReadFile(path)
 	if err != nil {
 		return Layer{}, fmt.Errorf("%s: %w", path, err)
@@ -387,7 +430,7 @@ func checkField(o *manifest.Object, path string, v any, t reflect.Type) []error 
 // Project reads the project file of dir (ProjectFile) through root, ok
 // false when there is none. Anything else at its name (a symlink out of
 // root, a FIFO, a device, a folder) is an error.
-func Project(root *fsroot.Root, dir string) (l Layer, ok bool, err error) {
+func Project(root Root, dir string) (l Layer, ok bool, err error) {
 	p := filepath.Join(dir, ProjectFile)
 	if _, err := root.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 		return Layer{}, false, nil
@@ -401,7 +444,7 @@ func Project(root *fsroot.Root, dir string) (l Layer, ok bool, err error) {
 // It returns the nearest one, named by its path from dir ("../"
 // repeated, so that its relative paths stay relative to its folder), ok
 // false when there is none. dir outside the root: dir alone.
-func FindProject(root *fsroot.Root, dir string) (l Layer, ok bool, err error) {
+func FindProject(root Root, dir string) (l Layer, ok bool, err error) {
 	for d := dir; ; d = filepath.Join(d, "..") {
 		if l, ok, err := Project(root, d); ok || err != nil {
 			return l, ok, err

@@ -20,9 +20,12 @@
 // known ones. FindProject finds the project file as git finds .git: from
 // a folder up to the root, never above it.
 //
-// Files are read only through a fsroot.Root, the render's root, which the
-// door decides before reading any (ReadFile, Project): a project file or
-// a record that is a symlink out of it, a FIFO or a device is an error.
+// Files are read only through a Root, the render's root, which the door
+// decides and opens before reading any (ReadFile, Project): wavesmith's
+// doors pass internal/fsroot's, and OpenRoot gives it to callers outside
+// the module (Root is an interface so that they can name it); a project
+// file or a record that is a symlink out of it, a FIFO or a device is an
+// error.
 // OptionsIn refuses every path setting (inputs, output, apiResources)
 // that leaves the root lexically or through a symlink, and reads the
 // apiResources file through it; Options opens the root the door names,
