@@ -10,7 +10,10 @@
 // function writes on a spec the user owns beyond the inventory and digest
 // (an engine's wave) is recorded in WrittenAnnotation and forgotten by the
 // next run, so that running on its own output with a config gives what
-// running on the user's package gives. One ResourceList is bounded
+// running on the user's package gives. Every error is a result of one
+// run: when an item is no object, the items that are still pass
+// render.Check, as the CLI checks the files that decoded. One ResourceList
+// is bounded
 // (MaxInput, MaxItems, MaxNodes counted before parsing) so that a run
 // stays under 1 GiB; beyond, an error result.
 package functions

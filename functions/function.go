@@ -229,10 +229,21 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 		}
 		objs = append(objs, obj)
 	}
-	if len(rl.Results) > 0 {
+	failed := len(rl.Results) > 0
+	objs, err = load.WithoutSources(objs, opts.Generators, opts.Root)
+	if failed {
+		// The items read fine are checked too (render.Check, as the CLI
+		// checks the files that decoded): one run reports every error.
+		if cerr := render.Check(objs, opts); cerr != nil {
+			err = manifest.JoinSorted([]error{err, cerr})
+		}
+		for _, e := range flatten(err) {
+			if e != nil {
+				rl.Results = append(rl.Results, errorResult(e))
+			}
+		}
 		return rl.Results
 	}
-	objs, err = load.WithoutSources(objs, opts.Generators, opts.Root)
 	var res *render.Result
 	if err == nil {
 		res, err = render.Render(ctx, objs, opts)

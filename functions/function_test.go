@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/gitops/engines"
@@ -157,6 +158,43 @@ func TestProcessErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestProcessReportsEveryError: an item that is no object (it lacks its
+// kind) does not hide the errors of the items that are (the Kaoto's
+// annotation, its unknown field): one run reports them all, as the CLI
+// does for the files that decoded next to one that did not.
+func TestProcessReportsEveryError(t *testing.T) {
+	in := strings.Replace(resourceList, "ingress: {}", "ingress: {hots: x}", 1)
+	in = strings.Replace(in, "      internal.config.kubernetes.io/index: \"0\"\n", "      internal.config.kubernetes.io/index: \"0\"\n      wavesmith.io/update-policy: apply\n", 1)
+	in = strings.Replace(in, "- apiVersion: v1\n  kind: ConfigMap\n", "- apiVersion: v1\n", 1)
+	out, err := process(t, in)
+	if err == nil {
+		t.Fatalf("want an error:\n%s", out)
+	}
+	_, results, _ := strings.Cut(out, "\nresults:\n")
+	var rl struct {
+		Results []struct {
+			Severity string
+			File     struct{ Path string }
+			Field    struct{ Path string }
+		}
+	}
+	if err := sigsyaml.Unmarshal([]byte("results:\n"+results), &rl); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var got []string
+	for _, r := range rl.Results {
+		got = append(got, r.Severity+" "+r.File.Path+" "+r.Field.Path)
+	}
+	want := []string{
+		"error configmap.yaml ",
+		"error kaoto.yaml metadata.annotations[wavesmith.io/update-policy]",
+		"error kaoto.yaml spec.ingress.hots",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("results (-want +got):\n%s\n%s", diff, out)
 	}
 }
 
