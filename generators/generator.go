@@ -84,9 +84,10 @@ type Result struct {
 type Offset struct {
 	// Apply is the object's apply-order minus the spec's wave.
 	Apply int
-	// Purge, when set, is the object's purge-order minus the spec's wave
-	// before any shift after its dependencies (the wave the spec sets,
-	// else one after its dependencies', else the render default).
+	// Purge, when set, is the object's purge-order minus the spec's wave,
+	// as Apply: the wave the engine's plan places the spec's objects in
+	// (the wave the spec sets, else one after its dependencies', else
+	// the render default), shifted with them after its dependencies.
 	Purge *int
 }
 

@@ -22,7 +22,7 @@ var ErrDependency = fmt.Errorf("spec dependency")
 //     render default; generators place objects relative to it
 //     (generators.Result.Offsets), never at absolute waves;
 //   - a spec that depends on others comes after them: its objects are
-//     shifted whole, so that the earliest (hooks and CRDs included) lands
+//     shifted whole (the purge orders its generator placed too), so that the earliest (hooks and CRDs included) lands
 //     one wave after the latest object of the specs it depends on; a wave
 //     the spec sets must be late enough for that, else it is an error;
 //   - a spec itself lands in the wave of its last object, never earlier:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/gitops/engines"
@@ -322,6 +323,35 @@ spec:
 	// release's objects, post-install 101 after.
 	if got := waves["widgets"][1] - waves["widgets"][0]; got != 207 {
 		t.Errorf("widgets spans %d waves, want 207 (pre-install at -106, post-install at +101): %v", got, waves["widgets"])
+	}
+	// The pre-install hook (hook-succeeded) is purged one wave before the
+	// release's objects (the Component's W, docs/component.md), in the
+	// wave the dependency moved them to: on the annotation and in the
+	// inventory.
+	var spec, hook, release *Item
+	for _, it := range res.Items {
+		switch {
+		case it.Role == Spec && it.Object.Name() == "widgets":
+			spec = it
+		case it.Role == Child && it.Object.Name() == "widgets-migrate":
+			hook = it
+		case it.Role == Child && it.Object.Kind() == "Deployment" && it.Object.Name() == "widgets-operator":
+			release = it
+		}
+	}
+	if spec == nil || hook == nil || release == nil {
+		t.Fatal("want the widgets Component, its widgets-migrate hook and its widgets-operator Deployment")
+	}
+	if release.Wave <= 1 {
+		t.Fatalf("widgets' objects are in wave %d: the dependency did not shift them", release.Wave)
+	}
+	want := strconv.Itoa(release.Wave - 1)
+	if got, _ := hook.Object.Annotation(inventory.PurgeOrder); got != want {
+		t.Errorf("widgets-migrate: purge-order %q, want %s (one before the release's wave %d, where the dependency moved it); its apply-order %d", got, want, release.Wave, hook.Wave)
+	}
+	inv, _ := spec.Object.Annotation(inventory.Inventory)
+	if entry := "batch/v1/Job/operators/widgets-migrate hook=pre-install purge-order=" + want; !strings.Contains(inv, entry) {
+		t.Errorf("widgets' inventory lacks %q:\n%s", entry, inv)
 	}
 }
 

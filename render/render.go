@@ -377,9 +377,9 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 		}
 		ws := waves{own: it.own, spec: order{n: wave, set: true}}
 		if off, ok := r.Offsets[c]; ok && off.Purge != nil {
-			// From the base wave, not shifted after dependencies, as
-			// when the generator wrote it.
-			purge := base + *off.Purge
+			// From the wave the plan placed the spec's objects in, the
+			// shift after its dependencies included, as its apply-order.
+			purge := wave + *off.Purge
 			ws.purge = &purge
 		}
 		w, err := decorate(it, ws, defaults, o.Name(), nil, specDigest, true, opts)
