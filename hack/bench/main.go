@@ -189,36 +189,29 @@ func (c *objectCounter) Write(p []byte) (int, error) {
 
 // components compares one Component render with the tool it wraps, per
 // render and including process start: a chart against helm template, a
-// kustomization against kustomize build.
+// kustomization against kustomize build. The sources are copied into the
+// workdir beside the specs, and wavesmith renders with that folder as its
+// --root, so that the rows run wherever the workdir is (inside the
+// repository or not); both tools read the same copies.
 func components(runs int, wavesmith, helm, kustomize, work string) error {
 	dir, err := os.MkdirTemp(work, "bench-components-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	abs, err := filepath.Abs(".")
-	if err != nil {
-		return err
-	}
-	absDir, err := filepath.Abs(dir)
-	if err != nil {
-		return err
-	}
-	rel := func(p string) string {
-		r, _ := filepath.Rel(absDir, filepath.Join(abs, p))
-		return filepath.ToSlash(r)
-	}
 	cases := []struct {
-		name, spec string
-		tool       []string
+		name, spec, src, folder string
+		tool                    []string
 	}{
-		{"chart webapp", "chart", []string{helm, "template", "web", "testdata/charts/webapp", "-n", "apps"}},
-		{"kustomization shop", "kustomization", []string{kustomize, "build", "testdata/kustomizations/shop"}},
+		{"chart webapp", "chart", "testdata/charts/webapp", "webapp", []string{helm, "template", "web", filepath.Join(dir, "webapp"), "-n", "apps"}},
+		{"kustomization shop", "kustomization", "testdata/kustomizations/shop", "shop", []string{kustomize, "build", filepath.Join(dir, "shop")}},
 	}
 	fmt.Printf("\n%-20s %-10s %12s %10s %9s\n", "component", "tool", "median wall", "peak RSS", "vs tool")
 	for _, c := range cases {
-		path := map[string]string{"chart": "testdata/charts/webapp", "kustomization": "testdata/kustomizations/shop"}[c.spec]
-		spec := fmt.Sprintf("apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  source:\n    %s:\n      path: %s\n", c.spec, rel(path))
+		if err := os.CopyFS(filepath.Join(dir, c.folder), os.DirFS(c.src)); err != nil {
+			return fmt.Errorf("copying %s into the workdir: %w", c.src, err)
+		}
+		spec := fmt.Sprintf("apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata:\n  name: web\n  namespace: apps\nspec:\n  source:\n    %s:\n      path: %s\n", c.spec, c.folder)
 		f := filepath.Join(dir, c.spec+".yaml")
 		if err := os.WriteFile(f, []byte(spec), 0o644); err != nil {
 			return err
@@ -227,7 +220,7 @@ func components(runs int, wavesmith, helm, kustomize, work string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.tool[0], err)
 		}
-		w, err := repeat(runs, wavesmith, "render", f)
+		w, err := repeat(runs, wavesmith, "render", "--root", dir, f)
 		if err != nil {
 			return fmt.Errorf("wavesmith render %s: %w", f, err)
 		}
