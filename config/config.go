@@ -37,6 +37,12 @@ const DefaultTimeout = time.Minute
 // ErrConfig is wrapped by every configuration error.
 var ErrConfig = errors.New("invalid configuration")
 
+// ErrNoRoot: Merged.Options was given no root; the door decides one.
+// It is internal/load's sentinel, re-exported as the same value (errors.Is
+// matches either name) for callers outside the module; config is its
+// public home as the one public package that returns it.
+var ErrNoRoot = load.ErrNoRoot
+
 // Root is the render's root as the door opened it: config reads every
 // file (a project file, a tree's record, an apiResources list) through
 // it and confines every path setting to it. OpenRoot returns wavesmith's
@@ -204,7 +210,7 @@ func (e *FieldError) Unwrap() []error { return []error{ErrConfig, e.Err} }
 // the settings never find a root of their own.
 func (m *Merged) Options(root string) (render.Options, time.Duration, error) {
 	if root == "" {
-		return render.Options{}, 0, load.ErrNoRoot
+		return render.Options{}, 0, ErrNoRoot
 	}
 	r, err := fsroot.OpenRoot(root)
 	if err != nil {
@@ -218,7 +224,7 @@ func (m *Merged) Options(root string) (render.Options, time.Duration, error) {
 // (without Generators, which the door passes) and the render timeout.
 // Every setting that holds a path (inputs, output, apiResources) must lie
 // in root, lexically and through symlinks (Root.Confine; OpenRoot's
-// wraps internal/fsroot.ErrOutsideRoot), and files are read through it
+// wraps generators.ErrOutsideRoot), and files are read through it
 // only. Every mistake is reported, sorted, each naming its field.
 func (m *Merged) OptionsIn(root Root) (render.Options, time.Duration, error) {
 	c := m.Spec

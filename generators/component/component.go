@@ -21,7 +21,7 @@ import (
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
-// Sentinel errors: a path leaving the root is fsroot.ErrOutsideRoot, a
+// Sentinel errors: a path leaving the root is generators.ErrOutsideRoot, a
 // source covering a spec generators.ErrSourceCoversSpec.
 
 // Decode reads a Component strictly: unknown fields and wrong types are
@@ -246,9 +246,9 @@ func Placement(c *v1alpha1.Component) (namespace, name string) {
 }
 
 // ResolvePath resolves rel against the folder of the spec's file and
-// refuses a result outside root, also through symlinks (fsroot.ErrOutsideRoot),
+// refuses a result outside root, also through symlinks (generators.ErrOutsideRoot),
 // one that is neither a folder nor a regular file of at most
-// fsroot.MaxFileSize bytes (fsroot.ErrNotRegular, fsroot.ErrTooLarge), and one
+// fsroot.MaxFileSize bytes (generators.ErrNotRegular, generators.ErrTooLarge), and one
 // that covers the spec's own file (generators.ErrSourceCoversSpec). field names the
 // spec field in errors. A folder's content is checked by CheckTree.
 func ResolvePath(spec *manifest.Object, field, rel, root string) (string, error) {
@@ -301,8 +301,8 @@ func mustAbs(p string) string {
 // CheckTree walks the source folder dir (a chart or a kustomization, as
 // ResolvePath returned it) before a loader reads it: every entry must be
 // a folder or a regular file of at most fsroot.MaxFileSize bytes inside
-// root, symlinks included (fsroot.ErrOutsideRoot, fsroot.ErrNotRegular,
-// fsroot.ErrTooLarge), and no folder may lead back to one being walked. The
+// root, symlinks included (generators.ErrOutsideRoot, generators.ErrNotRegular,
+// generators.ErrTooLarge), and no folder may lead back to one being walked. The
 // error names the file, at the spec's field.
 func CheckTree(spec *manifest.Object, field, dir, root string) error {
 	r, err := fsroot.OpenRoot(root)

@@ -18,7 +18,7 @@ import (
 // means the same values inline and in a file.
 //
 // The values files of a Component hold at most MaxValuesSize bytes
-// together (fsroot.ErrTooLarge), each is read through the root (as
+// together (generators.ErrTooLarge), each is read through the root (as
 // ResolvePath checked it) and dropped once decoded.
 func Values(spec *manifest.Object, c *v1alpha1.Component, root string) (map[string]any, error) {
 	out := map[string]any{}

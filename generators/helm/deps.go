@@ -50,7 +50,7 @@ func chartMetadata(r *fsroot.Root, dir string) *chart.Metadata {
 // dir whose charts/ lacks them (what helm dependency build would package
 // into charts/), each checked as the chart folder itself is before Helm's
 // loader reads it: inside root (a path leaving it, lexically or through a
-// symlink, is ErrOutsideRoot naming the Chart.yaml and
+// symlink, is generators.ErrOutsideRoot naming the Chart.yaml and
 // dependencies[i].repository), a folder holding only folders and regular
 // files, within the size budget. Errors are at spec's chart field.
 func fileDependencies(spec *manifest.Object, dir, root string) ([]fileDependency, error) {

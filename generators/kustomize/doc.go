@@ -132,7 +132,7 @@
 // expand beyond manifest.MaxAliasNodes nodes or the file beyond
 // manifest.MaxNodes, or that holds an alias inside its own anchor
 // (kustomize copies every alias: a billion-laughs file would exhaust
-// memory), wrapping fsroot.ErrTooLarge or manifest.ErrTooComplex. Template failures wrap ErrTemplate (and ErrRequired for required) and
+// memory), wrapping generators.ErrTooLarge or manifest.ErrTooComplex. Template failures wrap ErrTemplate (and ErrRequired for required) and
 // name the template file and line; a rendered YAML file that does not
 // parse wraps ErrTemplate and manifest.ErrSyntax.
 package kustomize

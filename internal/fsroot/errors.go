@@ -2,7 +2,9 @@ package fsroot
 
 import "errors"
 
-// Sentinel errors, checked with errors.Is.
+// Sentinel errors, checked with errors.Is. Public APIs return them:
+// generators re-exports each as the same value (generators.ErrOutsideRoot,
+// ErrNotRegular, ErrTooLarge), the name callers outside the module use.
 var (
 	// ErrOutsideRoot: a path leaves the root folder, lexically or through
 	// a symlink.

@@ -299,6 +299,8 @@ var (
 	// door passes one (generators/builtin.Registry()).
 	ErrNoGenerators = errors.New("no generator registry: the door passes one")
 	// ErrNoRoot: loading was given no root; every door decides one.
+	// config re-exports it (config.ErrNoRoot, the same value), as its
+	// Merged.Options returns it to callers outside the module.
 	ErrNoRoot = errors.New("no root: the door decides one")
 	// ErrSymlinkLoop: a folder symlink leads back to a folder being read.
 	ErrSymlinkLoop = errors.New("directory symlink loop")
