@@ -69,14 +69,12 @@ func isTestHelper(pkg string) bool {
 	return false
 }
 
-// rootPackages maps each package folder of the root module (relative,
-// slash-separated) to the module packages its non-test files import. The
+// walkGoFiles calls fn with each non-test Go file of the root module
+// (its package folder relative and slash-separated, and its path). The
 // nested modules (test/*, hack/tools/*) are other modules: they reach
 // wavesmith through its binaries.
-func rootPackages(t *testing.T, root string) map[string][]string {
+func walkGoFiles(t *testing.T, root string, fn func(pkg, path string) error) {
 	t.Helper()
-	pkgs := map[string][]string{}
-	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -97,7 +95,20 @@ func rootPackages(t *testing.T, root string) map[string][]string {
 			return nil
 		}
 		rel, _ := filepath.Rel(root, filepath.Dir(p))
-		rel = filepath.ToSlash(rel)
+		return fn(filepath.ToSlash(rel), p)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rootPackages maps each package folder of the root module (relative,
+// slash-separated) to the module packages its non-test files import.
+func rootPackages(t *testing.T, root string) map[string][]string {
+	t.Helper()
+	pkgs := map[string][]string{}
+	fset := token.NewFileSet()
+	walkGoFiles(t, root, func(rel, p string) error {
 		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
 		if err != nil {
 			return err
@@ -112,9 +123,6 @@ func rootPackages(t *testing.T, root string) map[string][]string {
 		pkgs[rel] = imports
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(pkgs) == 0 {
 		t.Fatal("no package found: is the test run from its package folder?")
 	}
