@@ -4,8 +4,8 @@
 
 FLUX_VERSION := v2.9.5
 # flux2 v2.9.5 manifests/bases/{kustomize,source}-controller/kustomization.yaml
-# pin these; the $(FLUX_CRDS) rule checks it. hack/tools/kustomize-controller/go.mod
-# requires the same kustomize-controller version.
+# pin these; the $(FLUX_CRDS) rule checks it. hack/tools/flux/go.mod (one module
+# for the CLI and the controller) requires the same kustomize-controller version.
 KUSTOMIZE_CONTROLLER_VERSION := v1.9.5
 SOURCE_CONTROLLER_VERSION    := v1.9.5
 
@@ -48,9 +48,10 @@ $(FLUX2_SRC):
 $(FLUX): | $(FLUX2_SRC)
 	cd hack/tools/flux && $(GO) build -o $@ github.com/fluxcd/flux2/v2/cmd/flux
 
-# About 4 minutes cold on 2 cores (SOPS and the cloud KMS clients come along).
-$(KUSTOMIZE_CONTROLLER):
-	cd hack/tools/kustomize-controller && $(GO) build -o $@ github.com/fluxcd/kustomize-controller
+# About 4 minutes cold on 2 cores (SOPS and the cloud KMS clients come along),
+# less after bin/flux: one module builds both, so what they share compiles once.
+$(KUSTOMIZE_CONTROLLER): | $(FLUX2_SRC)
+	cd hack/tools/flux && $(GO) build -o $@ github.com/fluxcd/kustomize-controller
 
 # The CRDs of the kinds kustomize-controller watches (Kustomization, and the
 # source kinds: it fails to start without them), from the controllers'
