@@ -1,3 +1,8 @@
+// Module flux tests wavesmith's Flux delivery files with the flux CLI and
+// kustomize-controller (built by hack/tools/flux). Every module this one
+// shares with those tools is pinned to the version they resolve, so a
+// fresh machine compiles each shared package once
+// (internal/layout.TestToolModulesShareVersions checks it).
 module github.com/wavesmith/wavesmith/test/flux
 
 go 1.26.0
