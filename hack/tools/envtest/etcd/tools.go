@@ -1,5 +1,0 @@
-//go:build tools
-
-package tools
-
-import _ "go.etcd.io/etcd/server/v3"
