@@ -532,7 +532,19 @@ func packageBase(items []*yaml.RNode, reg generators.Registry) (string, error) {
 			keys = append(keys, itemKey(it))
 		}
 	}
-	if len(paths) == 0 || holdsAll("", paths, keys) {
+	if len(paths) == 0 {
+		return "", nil
+	}
+	// Every look below goes through the current folder as a root, as the
+	// other doors read: the items' paths are the caller's input, and one
+	// that leads out (../, a symlink), to a FIFO or to an oversized file
+	// is no package file, never read.
+	root, err := fsroot.OpenRoot(".")
+	if err != nil {
+		return "", fmt.Errorf("%w: the current folder: %w", render.ErrOptions, err)
+	}
+	defer root.Close()
+	if holdsAll(root, "", paths, keys) {
 		return "", nil
 	}
 	var found []string
@@ -542,10 +554,10 @@ func packageBase(items []*yaml.RNode, reg generators.Registry) (string, error) {
 		if depth > maxDepth || len(found) > 1 {
 			return
 		}
-		if _, err := os.Stat(filepath.Join(dir, "Kptfile")); err == nil && holdsAll(dir, paths, keys) {
+		if fi, err := root.Lstat(filepath.Join(dir, "Kptfile")); err == nil && fi.Mode().IsRegular() && holdsAll(root, dir, paths, keys) {
 			found = append(found, dir)
 		}
-		entries, err := os.ReadDir(dir)
+		entries, err := root.ReadDir(dir)
 		if err != nil {
 			return
 		}
@@ -559,7 +571,7 @@ func packageBase(items []*yaml.RNode, reg generators.Registry) (string, error) {
 	if len(found) == 1 {
 		return found[0], nil
 	}
-	if len(found) == 0 && !anyFile(paths) {
+	if len(found) == 0 && !anyFile(root, paths) {
 		// The items come from no file here (kustomize sends its own
 		// paths, a test or a pipe may send any): paths are relative to the
 		// current folder, and a source a spec names that is not there is
@@ -569,26 +581,25 @@ func packageBase(items []*yaml.RNode, reg generators.Registry) (string, error) {
 	return "", fmt.Errorf("%w: the specs' files (%s) are not below the current folder, and no single package folder below it holds them: run kpt from the package folder (kpt fn render --allow-exec .), or give the paths from where kpt runs", render.ErrOptions, strings.Join(paths, ", "))
 }
 
-// holdsAll reports whether each file dir/paths[i] holds an object named
-// like keys[i] (the namespace aside: kpt may have set one).
-// anyFile reports whether one of paths is a file from the current folder.
-func anyFile(paths []string) bool {
+// anyFile reports whether one of paths is a regular file from the current
+// folder, inside it.
+func anyFile(root *fsroot.Root, paths []string) bool {
 	for _, p := range paths {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+		if fi, err := root.CheckFile(p); err == nil && fi.Mode().IsRegular() {
 			return true
 		}
 	}
 	return false
 }
 
-func holdsAll(dir string, paths []string, keys []manifest.Key) bool {
+// holdsAll reports whether each file dir/paths[i] holds an object named
+// like keys[i] (the namespace aside: kpt may have set one), reading
+// through root: a path out of it, a file that is not regular or one over
+// fsroot.MaxFileSize holds nothing.
+func holdsAll(root *fsroot.Root, dir string, paths []string, keys []manifest.Key) bool {
 	for i, p := range paths {
 		f := filepath.Join(dir, p)
-		fi, err := os.Stat(f)
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() > 16<<20 {
-			return false
-		}
-		b, err := os.ReadFile(f)
+		b, err := root.ReadFile(f)
 		if err != nil {
 			return false
 		}
