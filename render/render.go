@@ -367,7 +367,7 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 		}
 		defaults[k] = nv
 	}
-	specDigest := digest(encodeExact(&manifest.Object{Map: map[string]any{"spec": o.Map["spec"], "metadata": o.Map["metadata"]}}))
+	specDigest := encodedDigest(map[string]any{"spec": o.Map["spec"], "metadata": o.Map["metadata"]})
 	out.children = items[:0]
 	for _, it := range items {
 		c := it.Object
@@ -528,6 +528,16 @@ func encodeExact(o *manifest.Object) []byte {
 	out := append([]byte(nil), s.buf.Bytes()...)
 	scratchPool.Put(s)
 	return out
+}
+
+// encodedDigest is digest(encodeExact(m)) without the copy.
+func encodedDigest(m map[string]any) string {
+	s := scratchPool.Get().(*encodeScratch)
+	s.buf.Reset()
+	s.enc.Encode(&s.buf, m)
+	d := digest(s.buf.Bytes())
+	scratchPool.Put(s)
+	return d
 }
 
 func digest(b []byte) string {
