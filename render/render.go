@@ -312,6 +312,7 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 	g, _ := opts.Generators.Lookup(o)
 	i := spec.Spec
 	r, err := reuse.generate(ctx, g, o, generators.Options{Platform: opts.Platform, KubeVersion: opts.KubeVersion, APIVersions: opts.APIVersions, Root: opts.Root, Scope: opts.Scope, Checked: spec.checked})
+	spec.checked = nil // generated: what Check decoded is needed no more
 	if err != nil {
 		var me *manifest.Error
 		if !errors.As(err, &me) {
