@@ -466,7 +466,9 @@ func write(it *Item, specLabels map[string]string, specDigest string, opts *Opti
 		}
 	}
 	addLabels(o, it.owner, opts)
-	return append(w, it.lc.annotate(o, opts, specDigest)...)
+	w = append(w, it.lc.annotate(o, opts, specDigest)...)
+	it.lc.Explicit = nil // read by the dialects' Annotate only: not kept for every item
+	return w
 }
 
 // definedType returns "group/Kind" of the type a CRD defines, or "".
