@@ -365,20 +365,20 @@ func checkLifecycleAnnotations(obj *manifest.Object) error {
 // annotate writes the native annotations and those of each dialect, and
 // returns a warning for every explicit policy an engine cannot express.
 func (lc *lifecycle) annotate(obj *manifest.Object, opts *Options, specDigest string) []manifest.Warning {
-	obj.SetAnnotation(inventory.ApplyOrder, strconv.Itoa(lc.ApplyOrder))
-	obj.SetAnnotation(inventory.DeleteOrder, strconv.Itoa(lc.DeleteOrder))
+	setAnnotation(obj, inventory.ApplyOrder, strconv.Itoa(lc.ApplyOrder))
+	setAnnotation(obj, inventory.DeleteOrder, strconv.Itoa(lc.DeleteOrder))
 	if lc.PurgeOrder != nil {
-		obj.SetAnnotation(inventory.PurgeOrder, strconv.Itoa(*lc.PurgeOrder))
+		setAnnotation(obj, inventory.PurgeOrder, strconv.Itoa(*lc.PurgeOrder))
 	}
-	obj.SetAnnotation(inventory.AdoptionPolicy, lc.Adoption)
-	obj.SetAnnotation(inventory.ReconcilePolicy, lc.Reconcile)
-	obj.SetAnnotation(inventory.UpdatePolicy, lc.Update)
-	obj.SetAnnotation(inventory.DeletePolicy, lc.Delete)
+	setAnnotation(obj, inventory.AdoptionPolicy, lc.Adoption)
+	setAnnotation(obj, inventory.ReconcilePolicy, lc.Reconcile)
+	setAnnotation(obj, inventory.UpdatePolicy, lc.Update)
+	setAnnotation(obj, inventory.DeletePolicy, lc.Delete)
 	if lc.StatusHint != "" {
-		obj.SetAnnotation(inventory.StatusHint, lc.StatusHint)
+		setAnnotation(obj, inventory.StatusHint, lc.StatusHint)
 	}
 	if lc.Hook != "" {
-		obj.SetAnnotation(inventory.Hook, lc.Hook)
+		setAnnotation(obj, inventory.Hook, lc.Hook)
 	}
 	if lc.Reconcile == inventory.ReconcileOnObjectOrComponentChange && specDigest != "" {
 		// Every engine re-applies an object whose manifest changed: bake
@@ -395,17 +395,16 @@ func (lc *lifecycle) annotate(obj *manifest.Object, opts *Options, specDigest st
 // stripApplierMarkers removes the markers the appliers of every engine set
 // themselves (Argo CD's tracking id, Flux's owner labels), and returns a
 // warning for each one removed.
-func stripApplierMarkers(obj *manifest.Object, engines []gitops.Dialect) []manifest.Warning {
+func stripApplierMarkers(obj *manifest.Object, engines []markers) []manifest.Warning {
 	var warns []manifest.Warning
 	for _, e := range engines {
-		annotations, labels := e.Markers()
-		for _, a := range annotations {
+		for _, a := range e.annotations {
 			if _, ok := obj.Annotation(a); ok {
 				obj.DeleteAnnotation(a)
 				warns = append(warns, obj.Warn(annotationPath(a), "removed: the applier sets this marker itself"))
 			}
 		}
-		for _, l := range labels {
+		for _, l := range e.labels {
 			if _, ok := obj.Labels()[l]; ok {
 				obj.DeleteLabel(l)
 				warns = append(warns, obj.Warn("metadata.labels."+l, "removed: the applier sets this marker itself"))
@@ -429,3 +428,30 @@ func defaultWarnings(opts *Options) []manifest.Warning {
 // (wavesmith.io/update-policy, ...) and returns it normalised (CamelCase
 // values become kebab-case).
 func CheckPolicy(key, v string) (string, error) { return checkLifecycleValue(key, v) }
+
+// boxedValues are the annotation values most objects share (policies,
+// small orders), each stored in an interface once: a string set into a
+// map[string]any is otherwise boxed anew for every object.
+var boxedValues = func() map[string]any {
+	m := map[string]any{}
+	for _, vs := range inventory.Allowed {
+		for _, v := range vs {
+			m[v] = v
+		}
+	}
+	for i := -20; i <= 100; i++ {
+		m[strconv.Itoa(i)] = strconv.Itoa(i)
+	}
+	return m
+}()
+
+// setAnnotation is obj.SetAnnotation with a shared box for common values.
+func setAnnotation(obj *manifest.Object, key, value string) {
+	if a := obj.Annotations(); a != nil {
+		if v, ok := boxedValues[value]; ok {
+			a[key] = v
+			return
+		}
+	}
+	obj.SetAnnotation(key, value)
+}

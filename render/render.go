@@ -459,7 +459,7 @@ func decorate(it *Item, ws waves, defaults map[string]string, owner string, spec
 // write writes the labels and annotations of a resolved item.
 func write(it *Item, specLabels map[string]string, specDigest string, opts *Options) []manifest.Warning {
 	o := it.Object
-	w := stripApplierMarkers(o, opts.Engines)
+	w := stripApplierMarkers(o, opts.markers)
 	for k, v := range specLabels {
 		if _, ok := o.Labels()[k]; !ok {
 			o.SetLabel(k, v)
