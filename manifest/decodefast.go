@@ -15,6 +15,9 @@ import "bytes"
 // every error and every other form keeps its one implementation.
 // TestDecodeSimpleAgrees compares both on every input the tests know.
 func decodeSimple(file string, data []byte, budget *Budget) (objs []*Object, ok bool) {
+	if !simpleLines(data) {
+		return nil, false // before allocating anything: most other files fail here
+	}
 	type level struct {
 		indent int
 		m      map[string]any
@@ -142,3 +145,29 @@ func plainValue(v []byte) bool {
 }
 
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// simpleLines reports whether every line of data is empty or "key:" or
+// "key: value" after spaces, with plain keys and values (plainKey,
+// plainValue): decodeSimple's lines, checked without allocating.
+func simpleLines(data []byte) bool {
+	for len(data) > 0 {
+		l := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			l, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		l = bytes.TrimLeft(l, " ")
+		if len(l) == 0 {
+			continue
+		}
+		colon := bytes.IndexByte(l, ':')
+		if colon <= 0 || !plainKey(l[:colon]) {
+			return false
+		}
+		if rest := l[colon+1:]; len(rest) > 0 && (rest[0] != ' ' || !plainValue(rest[1:])) {
+			return false
+		}
+	}
+	return true
+}
