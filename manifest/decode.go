@@ -75,6 +75,15 @@ func decode(file string, data []byte, budget *Budget) ([]*Object, error) {
 	if bytes.Contains(data, bom) {
 		data = trimDocumentBOMs(data)
 	}
+	if out, ok := decodeSimple(file, data, budget); ok {
+		return out, nil
+	}
+	return decodeFull(file, data, budget)
+}
+
+// decodeFull decodes normalized data (UTF-8, no byte order mark, no
+// carriage return) with yaml.v3.
+func decodeFull(file string, data []byte, budget *Budget) ([]*Object, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var out []*Object
 	// One converter for the whole file: its budgets are the file's.

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -42,15 +42,26 @@ func EncodeObject(o *Object) []byte {
 
 type encoder struct {
 	buf *bytes.Buffer
-	// keys holds one reusable key slice per nesting depth.
-	keys  [][]string
-	depth int
+	// entries holds one reusable entry slice per nesting depth.
+	entries [][]entry
+	depth   int
 }
 
+// entry is a key of a mapping and its value, read in one pass over the
+// map: sorting entries rather than keys spares a lookup per key.
+type entry struct {
+	k string
+	v any
+}
+
+const spaces = "                                                                "
+
 func (e *encoder) indent(n int) {
-	for ; n > 0; n-- {
-		e.buf.WriteByte(' ')
+	for n > len(spaces) {
+		e.buf.WriteString(spaces)
+		n -= len(spaces)
 	}
+	e.buf.WriteString(spaces[:n])
 }
 
 // mapping writes the entries of m; the first entry is written at the
@@ -60,33 +71,43 @@ func (e *encoder) mapping(m map[string]any, indent int) {
 		e.buf.WriteString("{}\n")
 		return
 	}
-	if e.depth == len(e.keys) {
-		e.keys = append(e.keys, make([]string, 0, 16))
+	if e.depth == len(e.entries) {
+		e.entries = append(e.entries, make([]entry, 0, 16))
 	}
-	keys := sortedKeysInto(e.keys[e.depth][:0], m)
-	e.keys[e.depth] = keys
+	entries := sortedEntriesInto(e.entries[e.depth][:0], m)
+	e.entries[e.depth] = entries
 	e.depth++
-	defer func() { e.depth-- }()
-	for i, k := range keys {
+	for i, en := range entries {
 		if i > 0 {
 			e.indent(indent)
 		}
-		if isPlainSafe(k) {
-			e.buf.WriteString(k)
+		if isPlainSafe(en.k) {
+			e.buf.WriteString(en.k)
 		} else {
-			e.quoted(k)
+			e.quoted(en.k)
 		}
 		e.buf.WriteByte(':')
-		e.valueAfterKey(m[k], indent)
+		e.valueAfterKey(en.v, indent)
 	}
+	clear(entries) // keep no value alive through the scratch space
+	e.depth--
 }
 
-func sortedKeysInto(keys []string, m map[string]any) []string {
-	for k := range m {
-		keys = append(keys, k)
+// sortedEntriesInto appends the entries of m to s in key order.
+func sortedEntriesInto(s []entry, m map[string]any) []entry {
+	for k, v := range m {
+		s = append(s, entry{k, v})
 	}
-	sort.Strings(keys)
-	return keys
+	if len(s) <= 12 {
+		for i := 1; i < len(s); i++ {
+			for j := i; j > 0 && s[j].k < s[j-1].k; j-- {
+				s[j], s[j-1] = s[j-1], s[j]
+			}
+		}
+		return s
+	}
+	slices.SortFunc(s, func(a, b entry) int { return strings.Compare(a.k, b.k) })
+	return s
 }
 
 // valueAfterKey writes the value of a mapping entry whose key is written.

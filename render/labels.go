@@ -26,15 +26,21 @@ func addLabels(obj *manifest.Object, owner string, opts *Options) {
 	if partOf == "" {
 		partOf = owner
 	}
+	labels := obj.Labels()
 	for _, l := range [...]struct{ key, value string }{
 		{LabelName, owner},
 		{LabelInstance, owner},
-		{LabelComponent, strings.ToLower(obj.Kind())},
+		{LabelComponent, ""}, // the kind, lower-cased only when needed
 		{LabelPartOf, partOf},
 		{LabelManagedBy, ManagedBy},
 	} {
-		if _, ok := obj.Labels()[l.key]; !ok {
-			obj.SetLabel(l.key, truncateLabel(l.value))
+		if _, ok := labels[l.key]; !ok {
+			v := l.value
+			if l.key == LabelComponent {
+				v = strings.ToLower(obj.Kind())
+			}
+			obj.SetLabel(l.key, truncateLabel(v))
+			labels = obj.Labels()
 		}
 	}
 }

@@ -15,8 +15,18 @@ import (
 // lifecycle is the resolved set of waves and policies of one object.
 type lifecycle struct {
 	gitops.Lifecycle
-	// from tells, per native annotation, where the value came from.
-	from map[string]origin
+}
+
+// explicit records that key's value came from the object or its spec
+// (Lifecycle.Explicit holds only such keys: a missing key reads false).
+func (lc *lifecycle) explicit(key string, from origin) {
+	if from != fromObject && from != fromSpec {
+		return
+	}
+	if lc.Explicit == nil {
+		lc.Explicit = make(map[string]bool, 2)
+	}
+	lc.Explicit[key] = true
 }
 
 type origin int
@@ -215,27 +225,27 @@ type waves struct {
 // then the spec's defaults, then the render options, then wavesmith's
 // defaults.
 func resolve(obj *manifest.Object, w waves, spec map[string]string, opts *Options) (lifecycle, error) {
-	lc := lifecycle{from: make(map[string]origin, len(lifecycleKeys))}
-	lc.Explicit = map[string]bool{}
+	var lc lifecycle
 	own := obj.Annotations()
 	var errs []error
 	for _, key := range lifecycleKeys {
 		if key == inventory.ApplyOrder {
 			var o order
+			var from origin
 			switch {
 			case w.own.err != nil:
 				errs = append(errs, w.own.err)
 				continue
 			case w.own.set:
-				o, lc.from[key] = w.own, fromObject
+				o, from = w.own, fromObject
 			case w.spec.set:
-				o, lc.from[key] = w.spec, fromSpec
+				o, from = w.spec, fromSpec
 			case opts.wave.set:
-				o, lc.from[key] = opts.wave, fromConfig
+				o, from = opts.wave, fromConfig
 			default:
 				continue
 			}
-			lc.Explicit[key] = lc.from[key] == fromObject || lc.from[key] == fromSpec
+			lc.explicit(key, from)
 			if err := checkOrder(o.n); err != nil {
 				errs = append(errs, obj.FieldError(annotationPath(key), err))
 				continue
@@ -245,7 +255,7 @@ func resolve(obj *manifest.Object, w waves, spec map[string]string, opts *Option
 		}
 		if key == inventory.PurgeOrder && w.purge != nil {
 			n := *w.purge
-			lc.from[key], lc.Explicit[key] = fromObject, true
+			lc.explicit(key, fromObject)
 			if err := checkOrder(n); err != nil {
 				errs = append(errs, obj.FieldError(annotationPath(key), err))
 				continue
@@ -255,22 +265,23 @@ func resolve(obj *manifest.Object, w waves, spec map[string]string, opts *Option
 		}
 		var v string
 		var have bool
+		var from origin
 		if s, ok := own[key]; ok {
 			str, isStr := s.(string)
 			if !isStr {
 				errs = append(errs, obj.FieldError(annotationPath(key), fmt.Errorf("%w: annotation values must be strings", ErrAnnotation)))
 				continue
 			}
-			v, have, lc.from[key] = str, true, fromObject
+			v, have, from = str, true, fromObject
 		} else if s, ok := spec[key]; ok {
-			v, have, lc.from[key] = s, true, fromSpec
+			v, have, from = s, true, fromSpec
 		} else if s, ok := opts.Defaults[key]; ok {
-			v, have, lc.from[key] = s, true, fromConfig
+			v, have, from = s, true, fromConfig
 		}
 		if !have {
 			continue
 		}
-		lc.Explicit[key] = lc.from[key] == fromObject || lc.from[key] == fromSpec
+		lc.explicit(key, from)
 		nv, err := checkLifecycleValue(key, v)
 		if err != nil {
 			errs = append(errs, obj.FieldError(annotationPath(key), err))
@@ -301,12 +312,15 @@ func resolve(obj *manifest.Object, w waves, spec map[string]string, opts *Option
 		}
 		lc.Hook = nv
 	}
-	for key, p := range map[string]*string{
-		inventory.AdoptionPolicy: &lc.Adoption, inventory.ReconcilePolicy: &lc.Reconcile,
-		inventory.UpdatePolicy: &lc.Update, inventory.DeletePolicy: &lc.Delete,
+	for _, d := range [...]struct {
+		key string
+		p   *string
+	}{
+		{inventory.AdoptionPolicy, &lc.Adoption}, {inventory.ReconcilePolicy, &lc.Reconcile},
+		{inventory.UpdatePolicy, &lc.Update}, {inventory.DeletePolicy, &lc.Delete},
 	} {
-		if *p == "" {
-			*p = inventory.Allowed[key][0]
+		if *d.p == "" {
+			*d.p = inventory.Allowed[d.key][0]
 		}
 	}
 	if lc.PurgeOrder != nil && isManagedTypeKind(obj) {
@@ -351,20 +365,20 @@ func checkLifecycleAnnotations(obj *manifest.Object) error {
 // annotate writes the native annotations and those of each dialect, and
 // returns a warning for every explicit policy an engine cannot express.
 func (lc *lifecycle) annotate(obj *manifest.Object, opts *Options, specDigest string) []manifest.Warning {
-	obj.SetAnnotation(inventory.ApplyOrder, strconv.Itoa(lc.ApplyOrder))
-	obj.SetAnnotation(inventory.DeleteOrder, strconv.Itoa(lc.DeleteOrder))
+	setAnnotation(obj, inventory.ApplyOrder, strconv.Itoa(lc.ApplyOrder))
+	setAnnotation(obj, inventory.DeleteOrder, strconv.Itoa(lc.DeleteOrder))
 	if lc.PurgeOrder != nil {
-		obj.SetAnnotation(inventory.PurgeOrder, strconv.Itoa(*lc.PurgeOrder))
+		setAnnotation(obj, inventory.PurgeOrder, strconv.Itoa(*lc.PurgeOrder))
 	}
-	obj.SetAnnotation(inventory.AdoptionPolicy, lc.Adoption)
-	obj.SetAnnotation(inventory.ReconcilePolicy, lc.Reconcile)
-	obj.SetAnnotation(inventory.UpdatePolicy, lc.Update)
-	obj.SetAnnotation(inventory.DeletePolicy, lc.Delete)
+	setAnnotation(obj, inventory.AdoptionPolicy, lc.Adoption)
+	setAnnotation(obj, inventory.ReconcilePolicy, lc.Reconcile)
+	setAnnotation(obj, inventory.UpdatePolicy, lc.Update)
+	setAnnotation(obj, inventory.DeletePolicy, lc.Delete)
 	if lc.StatusHint != "" {
-		obj.SetAnnotation(inventory.StatusHint, lc.StatusHint)
+		setAnnotation(obj, inventory.StatusHint, lc.StatusHint)
 	}
 	if lc.Hook != "" {
-		obj.SetAnnotation(inventory.Hook, lc.Hook)
+		setAnnotation(obj, inventory.Hook, lc.Hook)
 	}
 	if lc.Reconcile == inventory.ReconcileOnObjectOrComponentChange && specDigest != "" {
 		// Every engine re-applies an object whose manifest changed: bake
@@ -381,17 +395,16 @@ func (lc *lifecycle) annotate(obj *manifest.Object, opts *Options, specDigest st
 // stripApplierMarkers removes the markers the appliers of every engine set
 // themselves (Argo CD's tracking id, Flux's owner labels), and returns a
 // warning for each one removed.
-func stripApplierMarkers(obj *manifest.Object, engines []gitops.Dialect) []manifest.Warning {
+func stripApplierMarkers(obj *manifest.Object, engines []markers) []manifest.Warning {
 	var warns []manifest.Warning
 	for _, e := range engines {
-		annotations, labels := e.Markers()
-		for _, a := range annotations {
+		for _, a := range e.annotations {
 			if _, ok := obj.Annotation(a); ok {
 				obj.DeleteAnnotation(a)
 				warns = append(warns, obj.Warn(annotationPath(a), "removed: the applier sets this marker itself"))
 			}
 		}
-		for _, l := range labels {
+		for _, l := range e.labels {
 			if _, ok := obj.Labels()[l]; ok {
 				obj.DeleteLabel(l)
 				warns = append(warns, obj.Warn("metadata.labels."+l, "removed: the applier sets this marker itself"))
@@ -415,3 +428,30 @@ func defaultWarnings(opts *Options) []manifest.Warning {
 // (wavesmith.io/update-policy, ...) and returns it normalised (CamelCase
 // values become kebab-case).
 func CheckPolicy(key, v string) (string, error) { return checkLifecycleValue(key, v) }
+
+// boxedValues are the annotation values most objects share (policies,
+// small orders), each stored in an interface once: a string set into a
+// map[string]any is otherwise boxed anew for every object.
+var boxedValues = func() map[string]any {
+	m := map[string]any{}
+	for _, vs := range inventory.Allowed {
+		for _, v := range vs {
+			m[v] = v
+		}
+	}
+	for i := -20; i <= 100; i++ {
+		m[strconv.Itoa(i)] = strconv.Itoa(i)
+	}
+	return m
+}()
+
+// setAnnotation is obj.SetAnnotation with a shared box for common values.
+func setAnnotation(obj *manifest.Object, key, value string) {
+	if a := obj.Annotations(); a != nil {
+		if v, ok := boxedValues[value]; ok {
+			a[key] = v
+			return
+		}
+	}
+	obj.SetAnnotation(key, value)
+}

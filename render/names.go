@@ -68,17 +68,15 @@ func nameFunc(group, kind string) apivalidation.ValidateNameFunc {
 	return apivalidation.NameIsDNSSubdomain
 }
 
-// nameViolations checks the name and the namespace of k.
+// nameViolations checks the name and the namespace of k: by hand
+// (validfast.go), and by apimachinery's rules for what the hand-written
+// checks refuse.
 func nameViolations(k manifest.Key) []violation {
-	ks := keyString(k)
-	if knownKeys.has(ks) {
+	if okKind(k.Kind) && (k.Group == "" || okDNS1123Subdomain(k.Group)) && okName(k.Group, k.Kind, k.Name) &&
+		(k.Namespace == "" || okDNS1123Label(k.Namespace)) {
 		return nil
 	}
-	out := nameViolationsFull(k)
-	if len(out) == 0 {
-		knownKeys.add(ks)
-	}
-	return out
+	return nameViolationsFull(k)
 }
 
 func nameViolationsFull(k manifest.Key) []violation {
@@ -114,16 +112,35 @@ func quoted(v string, msgs []string) []string {
 }
 
 // metadataViolations checks labels and annotations; their values are
-// strings (checkMetadata).
+// strings (checkMetadata). As nameViolations: by hand, then by
+// apimachinery's rules when the hand-written checks refuse.
 func metadataViolations(o *manifest.Object) []violation {
-	if knownValidMetadata(o) {
+	if okMetadata(o) {
 		return nil
 	}
-	out := metadataViolationsFull(o)
-	if len(out) == 0 {
-		rememberMetadata(o)
+	return metadataViolationsFull(o)
+}
+
+// okMetadata reports whether apimachinery's rules accept o's labels and
+// annotations (keys, values, the annotations' total size).
+func okMetadata(o *manifest.Object) bool {
+	for k, v := range o.Labels() {
+		if s, ok := v.(string); ok && (!okLabelKey(k) || !okLabelValue(s)) {
+			return false
+		}
 	}
-	return out
+	size := 0
+	for k, v := range o.Annotations() {
+		s, ok := v.(string)
+		if !ok {
+			continue
+		}
+		if !okAnnotationKey(k) {
+			return false
+		}
+		size += len(k) + len(s)
+	}
+	return size <= apivalidation.TotalAnnotationSizeLimitB
 }
 
 func metadataViolationsFull(o *manifest.Object) []violation {

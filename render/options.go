@@ -71,7 +71,12 @@ type Options struct {
 
 	// wave is Defaults' apply-order, parsed once by normalize.
 	wave order
+	// markers are each engine's applier markers, asked once by normalize.
+	markers []markers
 }
+
+// markers are the annotations and labels one engine's applier sets.
+type markers struct{ annotations, labels []string }
 
 // normalize fills defaults and validates the options.
 func (o Options) normalize() (Options, error) {
@@ -112,6 +117,10 @@ func (o Options) normalize() (Options, error) {
 		}
 	}
 	o.Defaults = defaults
+	o.markers = make([]markers, len(o.Engines))
+	for i, e := range o.Engines {
+		o.markers[i].annotations, o.markers[i].labels = e.Markers()
+	}
 	return o, nil
 }
 

@@ -312,6 +312,7 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 	g, _ := opts.Generators.Lookup(o)
 	i := spec.Spec
 	r, err := reuse.generate(ctx, g, o, generators.Options{Platform: opts.Platform, KubeVersion: opts.KubeVersion, APIVersions: opts.APIVersions, Root: opts.Root, Scope: opts.Scope, Checked: spec.checked})
+	spec.checked = nil // generated: what Check decoded is needed no more
 	if err != nil {
 		var me *manifest.Error
 		if !errors.As(err, &me) {
@@ -367,7 +368,7 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 		}
 		defaults[k] = nv
 	}
-	specDigest := digest(encodeExact(&manifest.Object{Map: map[string]any{"spec": o.Map["spec"], "metadata": o.Map["metadata"]}}))
+	specDigest := encodedDigest(map[string]any{"spec": o.Map["spec"], "metadata": o.Map["metadata"]})
 	out.children = items[:0]
 	for _, it := range items {
 		c := it.Object
@@ -458,14 +459,16 @@ func decorate(it *Item, ws waves, defaults map[string]string, owner string, spec
 // write writes the labels and annotations of a resolved item.
 func write(it *Item, specLabels map[string]string, specDigest string, opts *Options) []manifest.Warning {
 	o := it.Object
-	w := stripApplierMarkers(o, opts.Engines)
+	w := stripApplierMarkers(o, opts.markers)
 	for k, v := range specLabels {
 		if _, ok := o.Labels()[k]; !ok {
 			o.SetLabel(k, v)
 		}
 	}
 	addLabels(o, it.owner, opts)
-	return append(w, it.lc.annotate(o, opts, specDigest)...)
+	w = append(w, it.lc.annotate(o, opts, specDigest)...)
+	it.lc.Explicit = nil // read by the dialects' Annotate only: not kept for every item
+	return w
 }
 
 // definedType returns "group/Kind" of the type a CRD defines, or "".
@@ -528,6 +531,16 @@ func encodeExact(o *manifest.Object) []byte {
 	out := append([]byte(nil), s.buf.Bytes()...)
 	scratchPool.Put(s)
 	return out
+}
+
+// encodedDigest is digest(encodeExact(m)) without the copy.
+func encodedDigest(m map[string]any) string {
+	s := scratchPool.Get().(*encodeScratch)
+	s.buf.Reset()
+	s.enc.Encode(&s.buf, m)
+	d := digest(s.buf.Bytes())
+	scratchPool.Put(s)
+	return d
 }
 
 func digest(b []byte) string {

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/wavesmith/wavesmith/internal/argocdplugin"
@@ -25,11 +24,7 @@ const (
 )
 
 func main() {
-	if os.Getenv("GOGC") == "" {
-		// A render is short and allocation-heavy: trade a little memory
-		// (still well under helm template's) for less GC work.
-		debug.SetGCPercent(200)
-	}
+	setMemoryPolicy(os.Getenv)
 	stderr, restore := filterStderr(os.Getenv)
 	code := func() int {
 		defer func() {

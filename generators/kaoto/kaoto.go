@@ -31,7 +31,7 @@ type Generator struct {
 }
 
 // step adds one child, in the spirit of the operator's actions.
-type step func(k *v1alpha1.Kaoto, g *Generator) *manifest.Object
+type step func(k *v1alpha1.Kaoto, g *Generator, b *boxed) *manifest.Object
 
 var (
 	kubernetesSteps = []step{service, ingress, deployment}
@@ -56,8 +56,9 @@ func (g *Generator) Generate(_ context.Context, spec *manifest.Object, opts gene
 		steps = openshiftSteps
 	}
 	objs := make([]*manifest.Object, 0, len(steps))
+	b := box(k)
 	for _, s := range steps {
-		if o := s(k, g); o != nil {
+		if o := s(k, g, b); o != nil {
 			o.Source = spec.Source
 			objs = append(objs, o)
 		}

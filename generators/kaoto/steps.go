@@ -9,7 +9,7 @@ import (
 
 // labels are the five labels the operator sets on every child and on the
 // Deployment's selector and pod template.
-func labels(name string) map[string]any {
+func labels(name any) map[string]any {
 	return map[string]any{
 		"app.kubernetes.io/component":  componentName,
 		"app.kubernetes.io/instance":   name,
@@ -19,27 +19,33 @@ func labels(name string) map[string]any {
 	}
 }
 
-func metadata(k *v1alpha1.Kaoto) map[string]any {
-	m := map[string]any{"name": k.Name, "labels": labels(k.Name)}
+func metadata(k *v1alpha1.Kaoto, b *boxed) map[string]any {
+	m := map[string]any{"name": b.name, "labels": labels(b.name)}
 	if k.Namespace != "" {
-		m["namespace"] = k.Namespace
+		m["namespace"] = b.namespace
 	}
 	return m
 }
 
+// boxed holds the spec's strings the children repeat, each stored in an
+// interface once rather than once per use.
+type boxed struct{ name, namespace any }
+
+func box(k *v1alpha1.Kaoto) *boxed { return &boxed{name: k.Name, namespace: k.Namespace} }
+
 // service is the operator's expose-service action.
-func service(k *v1alpha1.Kaoto, _ *Generator) *manifest.Object {
+func service(k *v1alpha1.Kaoto, _ *Generator, b *boxed) *manifest.Object {
 	return manifest.New(map[string]any{
 		"apiVersion": "v1",
 		"kind":       "Service",
-		"metadata":   metadata(k),
+		"metadata":   metadata(k, b),
 		"spec": map[string]any{
 			"ports": []any{map[string]any{
 				"name": portName, "port": port, "protocol": "TCP", "targetPort": portName,
 			}},
 			"publishNotReadyAddresses": true,
 			"selector": map[string]any{
-				"app.kubernetes.io/instance": k.Name,
+				"app.kubernetes.io/instance": b.name,
 				"app.kubernetes.io/name":     appName,
 			},
 			"sessionAffinity": "None",
@@ -62,11 +68,11 @@ func IngressPath(k *v1alpha1.Kaoto) string {
 }
 
 // ingress is the operator's expose-ingress action (Kubernetes).
-func ingress(k *v1alpha1.Kaoto, _ *Generator) *manifest.Object {
+func ingress(k *v1alpha1.Kaoto, _ *Generator, b *boxed) *manifest.Object {
 	if k.Spec.Ingress == nil {
 		return nil
 	}
-	meta := metadata(k)
+	meta := metadata(k, b)
 	meta["annotations"] = map[string]any{
 		"nginx.ingress.kubernetes.io/rewrite-target": "/$2",
 		"nginx.ingress.kubernetes.io/use-regex":      "true",
@@ -82,7 +88,7 @@ func ingress(k *v1alpha1.Kaoto, _ *Generator) *manifest.Object {
 					"paths": []any{map[string]any{
 						"backend": map[string]any{
 							"service": map[string]any{
-								"name": k.Name,
+								"name": b.name,
 								"port": map[string]any{"name": portName},
 							},
 						},
@@ -96,11 +102,11 @@ func ingress(k *v1alpha1.Kaoto, _ *Generator) *manifest.Object {
 }
 
 // route is the operator's expose-route action (OpenShift).
-func route(k *v1alpha1.Kaoto, _ *Generator) *manifest.Object {
+func route(k *v1alpha1.Kaoto, _ *Generator, b *boxed) *manifest.Object {
 	if k.Spec.Ingress == nil {
 		return nil
 	}
-	meta := metadata(k)
+	meta := metadata(k, b)
 	path := "/"
 	if p := k.Spec.Ingress.Path; p != "" {
 		path = p
@@ -118,7 +124,7 @@ func route(k *v1alpha1.Kaoto, _ *Generator) *manifest.Object {
 				"insecureEdgeTerminationPolicy": "Redirect",
 				"termination":                   "edge",
 			},
-			"to": map[string]any{"kind": "Service", "name": k.Name},
+			"to": map[string]any{"kind": "Service", "name": b.name},
 		},
 	})
 }
@@ -139,7 +145,7 @@ func runtimeDefault() map[string]any {
 }
 
 // deployment is the operator's deploy action.
-func deployment(k *v1alpha1.Kaoto, g *Generator) *manifest.Object {
+func deployment(k *v1alpha1.Kaoto, g *Generator, b *boxed) *manifest.Object {
 	image := k.Spec.Image
 	if image == "" {
 		image = g.DefaultImage
@@ -150,12 +156,12 @@ func deployment(k *v1alpha1.Kaoto, g *Generator) *manifest.Object {
 	return manifest.New(map[string]any{
 		"apiVersion": "apps/v1",
 		"kind":       "Deployment",
-		"metadata":   metadata(k),
+		"metadata":   metadata(k, b),
 		"spec": map[string]any{
 			"replicas": int64(1),
-			"selector": map[string]any{"matchLabels": labels(k.Name)},
+			"selector": map[string]any{"matchLabels": labels(b.name)},
 			"template": map[string]any{
-				"metadata": map[string]any{"labels": labels(k.Name)},
+				"metadata": map[string]any{"labels": labels(b.name)},
 				"spec": map[string]any{
 					"containers": []any{map[string]any{
 						"env": []any{map[string]any{

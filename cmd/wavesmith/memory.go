@@ -1,0 +1,62 @@
+package main
+
+import (
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+)
+
+// The garbage collector's settings for a render, unless GOGC or
+// GOMEMLIMIT say otherwise. A render is short and allocation-heavy:
+// GOGC=200 collects half as often as Go's default. A soft memory limit
+// keeps a large render's heap from growing to three times what it holds
+// (10,000 Kaotos: 270 MB peak RSS without it, about 225 MB with it, below
+// helm template's on the same work); a render holding more than the
+// limit allows raises the limit to 1.5 times what it holds after each
+// collection, so it collects as with GOGC=50 instead of continuously.
+const (
+	gcPercent   = 200
+	memoryFloor = 176 << 20 // bytes; with the binary's own ~46 MB, about 225 MB of RSS
+)
+
+// setMemoryPolicy applies the settings above where the environment does
+// not set them.
+func setMemoryPolicy(getenv func(string) string) { setMemoryPolicyFloor(getenv, memoryFloor) }
+
+func setMemoryPolicyFloor(getenv func(string) string, floor int64) {
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
+	if getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	limit := floor
+	debug.SetMemoryLimit(limit)
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	var watch func()
+	watch = func() {
+		// Called once a collection found the sentinel unreachable: read
+		// what the heap holds and arm the next call.
+		metrics.Read(sample)
+		if sample[0].Value.Kind() == metrics.KindUint64 {
+			if next := raisedLimit(limit, int64(sample[0].Value.Uint64())); next != limit {
+				limit = next
+				debug.SetMemoryLimit(limit)
+			}
+		}
+		armAfterGC(watch)
+	}
+	armAfterGC(watch)
+}
+
+// raisedLimit is the memory limit after a collection that found live
+// bytes in use: at least 1.5 times live, never lower than before.
+func raisedLimit(limit, live int64) int64 {
+	return max(limit, live+live/2)
+}
+
+// armAfterGC calls fn (on its own goroutine) after the next collection.
+func armAfterGC(fn func()) {
+	sentinel := new([32]byte) // not from the tiny allocator, whose blocks may never be freed
+	runtime.AddCleanup(sentinel, func(struct{}) { fn() }, struct{}{})
+}

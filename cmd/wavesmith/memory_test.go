@@ -1,0 +1,73 @@
+package main
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+func TestRaisedLimit(t *testing.T) {
+	for _, tc := range []struct {
+		limit, live, want int64
+	}{
+		{memoryFloor, 0, memoryFloor},
+		{memoryFloor, 100 << 20, memoryFloor},           // a 10,000-Kaoto render: the floor holds
+		{memoryFloor, 200 << 20, 300 << 20},             // more live than the floor: 1.5 times live
+		{400 << 20, 200 << 20, 400 << 20},               // never lowered
+		{memoryFloor, 1 << 30, 3 << 29},                 // a large render collects as with GOGC=50
+		{math.MaxInt64 / 2, 1 << 20, math.MaxInt64 / 2}, // no overflow from a large limit
+	} {
+		if got := raisedLimit(tc.limit, tc.live); got != tc.want {
+			t.Errorf("raisedLimit(%d, %d) = %d, want %d", tc.limit, tc.live, got, tc.want)
+		}
+	}
+}
+
+// TestMemoryPolicyYieldsToEnvironment: GOGC and GOMEMLIMIT, when set,
+// keep what the runtime read from them; unset, the policy's values apply.
+func TestMemoryPolicyYieldsToEnvironment(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+
+	setMemoryPolicy(env(map[string]string{"GOGC": "100", "GOMEMLIMIT": "1GiB"}))
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC set: GC percent %d, want the environment's 100", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("GOMEMLIMIT set: limit %d, want the environment's (unchanged here)", got)
+	}
+
+	setMemoryPolicy(env(nil))
+	if got := debug.SetGCPercent(100); got != gcPercent {
+		t.Errorf("GOGC unset: GC percent %d, want %d", got, gcPercent)
+	}
+	if got := debug.SetMemoryLimit(-1); got < memoryFloor {
+		t.Errorf("GOMEMLIMIT unset: limit %d, want at least %d", got, memoryFloor)
+	}
+}
+
+// TestMemoryLimitFollowsLiveHeap: a live heap over the floor raises the
+// limit after a collection (to 1.5 times what is live), so a large
+// render never collects continuously.
+func TestMemoryLimitFollowsLiveHeap(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	const floor = 1 << 20
+	setMemoryPolicyFloor(func(string) string { return "" }, floor)
+	live := make([][]byte, 64)
+	for i := range live {
+		live[i] = make([]byte, 1<<20) // 64 MiB live
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for debug.SetMemoryLimit(-1) < 96<<20 {
+		if time.Now().After(deadline) {
+			t.Fatalf("limit still %d after collections with 64 MiB live, want at least 96 MiB", debug.SetMemoryLimit(-1))
+		}
+		runtime.GC()
+		runtime.Gosched()
+	}
+	runtime.KeepAlive(live)
+}
