@@ -4,6 +4,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/wavesmith/wavesmith/api/inventory"
 )
 
 // lastApplied is the annotation kubectl apply (client-side) keeps: a copy
@@ -37,10 +39,19 @@ var metadataOnly = map[schema.GroupKind]bool{
 // trimForStatus is the cache's transform: it keeps of every object only
 // what status needs. managedFields and the last-applied annotation go
 // (about half the heap of a cache of rendered objects), and so does the
-// pod template of a workload (see templated). Status writes are not
-// affected: the API server keeps an object's managedFields when an update
-// carries none, and a status update changes only the status.
+// pod template of a workload (see templated). Of a child (cached
+// unstructured or as metadata; specs are typed) the labels go too, and
+// every annotation but wavesmith.io/status-hint: rendered children carry
+// a dozen that status never reads. Status writes are not affected: the
+// API server keeps an object's managedFields when an update carries none,
+// and a status update changes only the status.
 func trimForStatus(obj any) (any, error) {
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		trimChildMeta(o)
+	case *metav1.PartialObjectMetadata:
+		trimChildMeta(o)
+	}
 	if o, ok := obj.(metav1.Object); ok {
 		o.SetManagedFields(nil)
 		if a := o.GetAnnotations(); a != nil {
@@ -55,4 +66,21 @@ func trimForStatus(obj any) (any, error) {
 		unstructured.RemoveNestedField(u.Object, "spec", "template")
 	}
 	return obj, nil
+}
+
+// trimChildMeta drops a child's labels and every annotation but its
+// status hint.
+func trimChildMeta(o metav1.Object) {
+	if len(o.GetLabels()) > 0 {
+		o.SetLabels(nil)
+	}
+	a := o.GetAnnotations()
+	if len(a) == 0 {
+		return
+	}
+	if hint, ok := a[inventory.StatusHint]; ok {
+		o.SetAnnotations(map[string]string{inventory.StatusHint: hint})
+	} else {
+		o.SetAnnotations(nil)
+	}
 }

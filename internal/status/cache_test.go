@@ -12,13 +12,14 @@ import (
 
 // TestTrimForStatus: the cache's transform drops managedFields, the
 // last-applied annotation and a workload's pod template, and keeps what
-// status reads (other annotations, a Service's spec, a Deployment's
-// replicas and status), on unstructured children and typed specs alike.
+// status reads (a Service's spec, a Deployment's replicas and status, a
+// child's status hint), and of a child also its labels and other
+// annotations; a typed spec keeps those.
 func TestTrimForStatus(t *testing.T) {
 	managed := []any{map[string]any{"manager": "kubectl", "operation": "Apply", "fieldsType": "FieldsV1", "fieldsV1": map[string]any{"f:spec": map[string]any{}}}}
 	meta := func() map[string]any {
-		return map[string]any{"name": "a", "namespace": "n", "managedFields": managed,
-			"annotations": map[string]any{lastApplied: `{"big":"copy"}`, "wavesmith.io/status-hint": "has-ready-condition"}}
+		return map[string]any{"name": "a", "namespace": "n", "managedFields": managed, "labels": map[string]any{"app.kubernetes.io/name": "kaoto"},
+			"annotations": map[string]any{lastApplied: `{"big":"copy"}`, "wavesmith.io/status-hint": "has-ready-condition", "argocd.argoproj.io/sync-wave": "0"}}
 	}
 	trimmedMeta := map[string]any{"name": "a", "namespace": "n", "annotations": map[string]any{"wavesmith.io/status-hint": "has-ready-condition"}}
 	cases := map[string]struct {
@@ -36,6 +37,9 @@ func TestTrimForStatus(t *testing.T) {
 		"control: a custom kind's template stays": {
 			map[string]any{"apiVersion": "example.com/v1", "kind": "Deployment", "metadata": map[string]any{"name": "a"}, "spec": map[string]any{"template": "kept"}},
 			map[string]any{"apiVersion": "example.com/v1", "kind": "Deployment", "metadata": map[string]any{"name": "a"}, "spec": map[string]any{"template": "kept"}}},
+		"a child without a status hint keeps no annotation": {
+			map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "a", "labels": map[string]any{"x": "y"}, "annotations": map[string]any{"argocd.argoproj.io/sync-wave": "0"}}},
+			map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": "a"}}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -48,14 +52,25 @@ func TestTrimForStatus(t *testing.T) {
 			}
 		})
 	}
-	t.Run("typed Kaoto", func(t *testing.T) {
-		k := &designerv1alpha1.Kaoto{ObjectMeta: metav1.ObjectMeta{Name: "a",
+	t.Run("typed Kaoto keeps its labels and annotations", func(t *testing.T) {
+		k := &designerv1alpha1.Kaoto{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"x": "y"},
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}},
-			Annotations:   map[string]string{lastApplied: "{}", "wavesmith.io/inventory": "v1/Service/n/a"}}}
+			Annotations:   map[string]string{lastApplied: "{}", "wavesmith.io/inventory": "v1/Service/n/a", "argocd.argoproj.io/sync-wave": "0"}}}
 		if _, err := trimForStatus(k); err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(metav1.ObjectMeta{Name: "a", Annotations: map[string]string{"wavesmith.io/inventory": "v1/Service/n/a"}}, k.ObjectMeta); diff != "" {
+		if diff := cmp.Diff(metav1.ObjectMeta{Name: "a", Labels: map[string]string{"x": "y"}, Annotations: map[string]string{"wavesmith.io/inventory": "v1/Service/n/a", "argocd.argoproj.io/sync-wave": "0"}}, k.ObjectMeta); diff != "" {
+			t.Errorf("-want +got:\n%s", diff)
+		}
+	})
+	t.Run("a child as metadata", func(t *testing.T) {
+		m := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: "a", Labels: map[string]string{"x": "y"},
+			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kubectl"}},
+			Annotations:   map[string]string{lastApplied: "{}", "wavesmith.io/status-hint": "has-ready-condition", "argocd.argoproj.io/sync-wave": "0"}}}
+		if _, err := trimForStatus(m); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(metav1.ObjectMeta{Name: "a", Annotations: map[string]string{"wavesmith.io/status-hint": "has-ready-condition"}}, m.ObjectMeta); diff != "" {
 			t.Errorf("-want +got:\n%s", diff)
 		}
 	})

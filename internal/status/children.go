@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
@@ -133,16 +134,7 @@ func (c *children) ensureWatch(gvk schema.GroupVersionKind) error {
 		return nil
 	}
 	for kind, ctrl := range c.controllers {
-		var obj client.Object
-		if metadataOnly[gvk.GroupKind()] {
-			m := &metav1.PartialObjectMetadata{}
-			m.SetGroupVersionKind(gvk)
-			obj = m
-		} else {
-			u := &unstructured.Unstructured{}
-			u.SetGroupVersionKind(gvk)
-			obj = u
-		}
+		obj := cacheObject(gvk)
 		kind := kind
 		h := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
 			if obj.GetObjectKind().GroupVersionKind().Empty() {
@@ -161,18 +153,25 @@ func (c *children) ensureWatch(gvk schema.GroupVersionKind) error {
 // read observes every entry. Secrets are never read: they are reported as
 // Unknown. A kind the API server does not know counts as not found.
 func (c *children) read(ctx context.Context, entries []inventory.Entry) ([]observed, error) {
+	// Every kind's watch first: the informers of a spec's kinds then list
+	// at once (a read waits for its kind's list), not one after the other.
+	for _, e := range entries {
+		if isSecret(e) {
+			continue
+		}
+		if err := c.ensureWatch(entryGVK(e)); err != nil && !meta.IsNoMatchError(err) {
+			return nil, err
+		}
+	}
 	out := make([]observed, 0, len(entries))
 	for _, e := range entries {
 		ob := observed{Entry: e}
-		if e.Group == "" && e.Kind == "Secret" {
+		if isSecret(e) {
 			ob.Health, ob.Message = Unknown, "Secrets are not read"
 			out = append(out, ob)
 			continue
 		}
-		gvk := schema.GroupVersionKind{Group: e.Group, Version: e.Version, Kind: e.Kind}
-		if err := c.ensureWatch(gvk); err != nil && !meta.IsNoMatchError(err) {
-			return nil, err
-		}
+		gvk := entryGVK(e)
 		u, err := c.get(ctx, gvk, types.NamespacedName{Namespace: e.Namespace, Name: e.Name})
 		switch {
 		case err == nil:
@@ -186,6 +185,98 @@ func (c *children) read(ctx context.Context, entries []inventory.Entry) ([]obser
 		out = append(out, ob)
 	}
 	return out, nil
+}
+
+func isSecret(e inventory.Entry) bool { return e.Group == "" && e.Kind == "Secret" }
+
+func entryGVK(e inventory.Entry) schema.GroupVersionKind {
+	return schema.GroupVersionKind{Group: e.Group, Version: e.Version, Kind: e.Kind}
+}
+
+// cacheObject is the object the cache keys a child kind's informer by:
+// metadata only for a kind in metadataOnly, else unstructured.
+func cacheObject(gvk schema.GroupVersionKind) client.Object {
+	if metadataOnly[gvk.GroupKind()] {
+		m := &metav1.PartialObjectMetadata{}
+		m.SetGroupVersionKind(gvk)
+		return m
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(gvk)
+	return u
+}
+
+// warm starts, without waiting for them, the informers of every child
+// kind the specs name (a replica does it before it leads, so that a new
+// leader finds its cache filled), then waits until they have listed.
+// First the kinds of one spec of each kind, read from the API server with
+// probe (one item): they list while the specs do, rather than after.
+// Kinds the API server does not serve are skipped.
+func (c *children) warm(ctx context.Context, probe client.Reader, probeOpts []client.ListOption, lists ...func() client.ObjectList) error {
+	seen := map[schema.GroupVersionKind]bool{}
+	var started []cache.Informer
+	start := func(list client.ObjectList) error {
+		items, err := meta.ExtractList(list)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			o, ok := it.(metav1.Object)
+			if !ok {
+				continue
+			}
+			entries, err := inventory.Parse(o.GetAnnotations()[inventory.Inventory])
+			if err != nil {
+				continue // the spec's status says so; its reconcile reads it again
+			}
+			for _, e := range entries {
+				gvk := entryGVK(e)
+				if isSecret(e) || seen[gvk] {
+					continue
+				}
+				seen[gvk] = true
+				inf, err := c.cache.GetInformer(ctx, cacheObject(gvk), cache.BlockUntilSynced(false))
+				if err != nil {
+					if meta.IsNoMatchError(err) {
+						continue
+					}
+					return fmt.Errorf("watching %s: %w", gvk, err)
+				}
+				started = append(started, inf)
+			}
+		}
+		return nil
+	}
+	if probe != nil {
+		for _, newList := range lists {
+			list := newList()
+			// A hint only: a probe that fails leaves the kinds to the full list.
+			if err := probe.List(ctx, list, append([]client.ListOption{client.Limit(1)}, probeOpts...)...); err == nil {
+				if err := start(list); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, newList := range lists {
+		list := newList()
+		// Waits for the specs' own informer (the controllers share it).
+		if err := c.cache.List(ctx, list); err != nil {
+			if meta.IsNoMatchError(err) {
+				continue
+			}
+			return err
+		}
+		if err := start(list); err != nil {
+			return err
+		}
+	}
+	for _, inf := range started {
+		if !toolscache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 // get reads a child from the cache: its metadata only for a kind in

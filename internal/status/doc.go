@@ -8,5 +8,9 @@
 // Kaoto, the endpoint. It writes only when the status changes. Its cache
 // keeps only what status reads (trimForStatus, metadata-only watches), and
 // a label selector (Options.WatchLabelSelector, on ShardKey) shards the
-// specs across replicas, each shard with its own Lease (LeaseName).
+// specs across replicas, each shard with its own Lease (LeaseName). Every
+// replica fills its cache before it leads (controller warm-up and
+// warmer, which starts the informers of every child kind the specs list),
+// so that a standby takes over from a leader that gave up its Lease with
+// every status computable at once.
 package status

@@ -112,10 +112,11 @@ func zapLevel() int8 {
 // writeCounter counts status writes (PUT or PATCH on .../status), in all
 // and by object (the request path without /status).
 type writeCounter struct {
-	total    atomic.Int64
-	nanos    atomic.Int64 // time spent in status writes, in all
-	mu       sync.Mutex
-	byObject map[string]int
+	total     atomic.Int64
+	conflicts atomic.Int64 // of total, refused for a stale resourceVersion (409)
+	nanos     atomic.Int64 // time spent in status writes, in all
+	mu        sync.Mutex
+	byObject  map[string]int
 }
 
 func (w *writeCounter) add(path string) {
@@ -148,6 +149,11 @@ func countingConfig(cfg *rest.Config, counter *writeCounter) *rest.Config {
 				counter.add(r.URL.Path)
 				start := time.Now()
 				defer func() { counter.nanos.Add(int64(time.Since(start))) }()
+				resp, err := rt.RoundTrip(r)
+				if err == nil && resp.StatusCode == http.StatusConflict {
+					counter.conflicts.Add(1)
+				}
+				return resp, err
 			}
 			return rt.RoundTrip(r)
 		})
@@ -226,6 +232,7 @@ func namespace(t *testing.T) string {
 // ownNamespace creates a namespace the shared manager does not watch.
 func ownNamespace(t *testing.T, name string) string {
 	t.Helper()
+	needEnvtest(t)
 	if err := k8s.Create(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
 		t.Fatal(err)
 	}
@@ -236,11 +243,20 @@ func ownNamespace(t *testing.T, name string) string {
 // (with its inventory) and its children, as Flux or Argo CD would apply them.
 func renderKaoto(t *testing.T, ns, name string, spec map[string]any, p generators.Platform) (*unstructured.Unstructured, []*unstructured.Unstructured) {
 	t.Helper()
+	kaoto, kids, err := renderKaotoObjects(ns, name, spec, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kaoto, kids
+}
+
+// renderKaotoObjects is renderKaoto returning its error (for goroutines).
+func renderKaotoObjects(ns, name string, spec map[string]any, p generators.Platform) (*unstructured.Unstructured, []*unstructured.Unstructured, error) {
 	obj := manifest.New(map[string]any{"apiVersion": designerv1alpha1.APIVersion, "kind": designerv1alpha1.Kind,
 		"metadata": map[string]any{"name": name, "namespace": ns}, "spec": spec})
 	res, err := render.Render(context.Background(), []*manifest.Object{obj}, render.Options{Engines: engines.Dialects(), Root: filepath.Join("..", ".."), Generators: builtin.Registry(), Platform: p})
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	var kaoto *unstructured.Unstructured
 	var kids []*unstructured.Unstructured
@@ -252,7 +268,7 @@ func renderKaoto(t *testing.T, ns, name string, spec map[string]any, p generator
 			kids = append(kids, u)
 		}
 	}
-	return kaoto, kids
+	return kaoto, kids, nil
 }
 
 // normalize turns int64 values into the int64 unstructured expects (it
@@ -371,6 +387,7 @@ var (
 // shared starts, once, the manager most tests use, counting its status writes.
 func shared(t *testing.T) {
 	t.Helper()
+	needEnvtest(t)
 	if sharedManager.Swap(true) {
 		return
 	}

@@ -2,6 +2,7 @@ package status
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"helm.sh/helm/v3/pkg/chart/loader"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
@@ -267,5 +270,31 @@ func TestChartShardsAgree(t *testing.T) {
 		if _, err := engine.Render(chart, vals); err == nil || !strings.Contains(err.Error(), "is not a shard name") {
 			t.Errorf("shards: [%q]: want a refusal naming the shard, got %v", bad, err)
 		}
+	}
+}
+
+// TestBenchUsesInstalledLimit: the status benchmark runs under the memory
+// limit the install ships (its GOMEMLIMIT is 90% of it), so that what it
+// measures is what the install allows.
+func TestBenchUsesInstalledLimit(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "kustomize", "status-controller", "deployment.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := manifest.Decode("deployment.yaml", b)
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("deployment.yaml: %d objects, %v", len(objs), err)
+	}
+	containers, _, _ := unstructured.NestedSlice(objs[0].Map, "spec", "template", "spec", "containers")
+	if len(containers) != 1 {
+		t.Fatalf("%d containers, want 1", len(containers))
+	}
+	limit, _, _ := unstructured.NestedString(containers[0].(map[string]any), "resources", "limits", "memory")
+	q, err := resource.ParseQuantity(limit)
+	if err != nil {
+		t.Fatalf("limits.memory %q: %v", limit, err)
+	}
+	if q.Value() != benchLimit {
+		t.Errorf("the install's memory limit is %s (%d bytes); the benchmark's benchLimit is %d: make them equal", limit, q.Value(), benchLimit)
 	}
 }

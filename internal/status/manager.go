@@ -1,6 +1,7 @@
 package status
 
 import (
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	designerv1alpha1 "github.com/wavesmith/wavesmith/api/designer/v1alpha1"
@@ -40,7 +42,7 @@ type Options struct {
 	LeaderElectionID        string
 	LeaderElectionNamespace string
 	// LeaseDuration, RenewDeadline and RetryPeriod tune leader election
-	// (zero keeps controller-runtime's defaults).
+	// (zero: DefaultLeaseDuration, DefaultRenewDeadline, DefaultRetryPeriod).
 	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
 	// Workers is the number of specs of each kind reconciled at once
 	// (zero: DefaultWorkers). QPS and Burst limit the controller's API requests
@@ -56,6 +58,9 @@ type Options struct {
 	// noChildWatches starts no watch on child kinds (a test's control:
 	// child changes then reach no spec).
 	noChildWatches bool
+	// onWarm, when set, is called once the cache holds the specs and
+	// every child kind they list (tests).
+	onWarm func()
 }
 
 // DefaultQPS and DefaultBurst limit the controller's API requests when
@@ -72,6 +77,19 @@ const (
 	// once: a reconcile mostly waits for its status write, so 500 writes
 	// per second at 20 ms each need 10 at a time.
 	DefaultWorkers = 16
+)
+
+// Leader election timings when Options leave them zero: controller-runtime's
+// lease and renew deadline (a crashed leader is replaced after at most 15 s
+// without a renewal; a busy API server has 10 s to answer a renewal), and a
+// retry period of 1 s instead of 2 s: a standby replica looks at the Lease
+// every 1 to 2.2 s (client-go adds up to 120% jitter), so that it takes over
+// from a leader that gave the Lease up on its way out within that, and the
+// leader renews it once a second (one small write).
+const (
+	DefaultLeaseDuration = 15 * time.Second
+	DefaultRenewDeadline = 10 * time.Second
+	DefaultRetryPeriod   = time.Second
 )
 
 // DefaultLeaderElectionID names the Lease of the unsharded controller and
@@ -162,13 +180,24 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		// The cache holds only what status needs (see trimForStatus).
 		Cache: cache.Options{DefaultTransform: trimForStatus},
 	}
+	// A replica that does not lead yet fills its cache already (the
+	// specs, and their children's kinds through warmer), so that it
+	// takes over with every status computable at once.
+	warmup := true
+	mo.Controller.EnableWarmup = &warmup
 	if o.skipNameValidation {
 		skip := true
 		mo.Controller.SkipNameValidation = &skip
 	}
-	if o.LeaseDuration > 0 {
-		mo.LeaseDuration, mo.RenewDeadline, mo.RetryPeriod = &o.LeaseDuration, &o.RenewDeadline, &o.RetryPeriod
+	for _, d := range []struct {
+		set *time.Duration
+		def time.Duration
+	}{{&o.LeaseDuration, DefaultLeaseDuration}, {&o.RenewDeadline, DefaultRenewDeadline}, {&o.RetryPeriod, DefaultRetryPeriod}} {
+		if *d.set <= 0 {
+			*d.set = d.def
+		}
 	}
+	mo.LeaseDuration, mo.RenewDeadline, mo.RetryPeriod = &o.LeaseDuration, &o.RenewDeadline, &o.RetryPeriod
 	if len(o.Namespaces) > 0 {
 		mo.Cache.DefaultNamespaces = map[string]cache.Config{}
 		for _, ns := range o.Namespaces {
@@ -199,6 +228,16 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 			return nil, fmt.Errorf("setting up the %s controller: %w", r.rec.kind, err)
 		}
 	}
+	w := &warmer{children: kids, probe: mgr.GetAPIReader(), done: o.onWarm}
+	if len(o.Namespaces) > 0 {
+		w.probeOpts = append(w.probeOpts, client.InNamespace(o.Namespaces[0]))
+	}
+	if specs != nil {
+		w.probeOpts = append(w.probeOpts, client.MatchingLabelsSelector{Selector: specs})
+	}
+	if err := mgr.Add(w); err != nil {
+		return nil, err
+	}
 	if o.ProbeAddr != "" && o.ProbeAddr != "0" {
 		if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 			return nil, err
@@ -208,4 +247,37 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		}
 	}
 	return mgr, nil
+}
+
+// warmer runs on every replica, leader or not: it starts the informers of
+// the child kinds the specs list as soon as the specs are listed, all at
+// once, instead of one kind after the other on the first reconciles.
+type warmer struct {
+	children *children
+	// probe reads one spec of each kind from the API server (probeOpts:
+	// the first namespace watched, the shard's selector): the kinds it
+	// lists start listing while the specs do.
+	probe     client.Reader
+	probeOpts []client.ListOption
+	done      func()
+}
+
+// NeedLeaderElection: a standby replica warms its cache too.
+func (w *warmer) NeedLeaderElection() bool { return false }
+
+func (w *warmer) Start(ctx context.Context) error {
+	if err := w.children.warm(ctx, w.probe, w.probeOpts,
+		func() client.ObjectList { return &designerv1alpha1.KaotoList{} },
+		func() client.ObjectList { return &v1alpha1.ComponentList{} }); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		// Not fatal: the reconciles start what is missing.
+		log.FromContext(ctx).Error(err, "warming the cache")
+		return nil
+	}
+	if w.done != nil {
+		w.done()
+	}
+	return nil
 }
