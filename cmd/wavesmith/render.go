@@ -144,6 +144,12 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 			if out == "" || out == "-" {
 				return writeStream(c, res, format)
 			}
+			// A render killed while it updated DIR in place left its
+			// journal there: finish it, so that the previous tree (Flux
+			// handoffs) is the one that render wrote.
+			if err := outtree.Finish(c.Context(), out); err != nil {
+				return err
+			}
 			files, err := files(c, s, res, out)
 			if err != nil {
 				return err
