@@ -83,6 +83,29 @@ func DefaultRoot(paths []string, cwd string) string {
 // of the files that decoded, so that a door can check them in the same run
 // (render.Check); they are never to be rendered.
 func Inputs(ctx context.Context, root string, reg generators.Registry, paths []string, stdin io.Reader) ([]*manifest.Object, error) {
+	in, err := ReadInputs(ctx, root, reg, paths, stdin)
+	if err != nil {
+		return nil, err
+	}
+	return in.Decode(ctx)
+}
+
+// Read holds the files of a render as ReadInputs read them, not decoded
+// yet: a door may digest them (Each) before it decides to decode them
+// (Decode), e.g. to find the render in a cache.
+type Read struct {
+	root   string
+	k      kinds
+	inputs []input
+	raw    [][]byte // nil once decoded, or when unreadable
+	errs   []error
+}
+
+// ReadInputs is the first half of Inputs: it lists the files of paths
+// and reads them, with every check and budget of Inputs but decoding.
+// Each file is held, read, until Decode: at most MaxRenderInputSize
+// bytes in all.
+func ReadInputs(ctx context.Context, root string, reg generators.Registry, paths []string, stdin io.Reader) (*Read, error) {
 	if reg == nil {
 		return nil, ErrNoGenerators
 	}
@@ -180,15 +203,55 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 			return nil, &manifest.Error{File: in.path, Err: inputsTooLarge(total)}
 		}
 	}
-	docs := make([][]*manifest.Object, len(inputs))
+	raw := make([][]byte, len(inputs))
 	errs := make([]error, len(inputs))
+	var read atomic.Int64 // files may grow after they were listed
+	parallel.Do(len(inputs), func(i int) {
+		file := inputs[i].path
+		if err := ctx.Err(); err != nil {
+			errs[i] = &manifest.Error{File: file, Err: err}
+			return
+		}
+		if file == "-" {
+			raw[i] = stdinData
+			return
+		}
+		b, err := r.ReadFile(file)
+		if err != nil {
+			errs[i] = &manifest.Error{File: file, Err: err}
+			return
+		}
+		if n := read.Add(int64(len(b)) - inputs[i].size); total+n > MaxRenderInputSize {
+			errs[i] = &manifest.Error{File: file, Err: inputsTooLarge(total + n)}
+			return
+		}
+		raw[i] = b
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return &Read{root: root, k: k, inputs: inputs, raw: raw, errs: errs}, nil
+}
+
+// Each calls fn with each file read, in the order Inputs takes them: its
+// path as listed ("-" for stdin) and its bytes, or the error reading it.
+func (in *Read) Each(fn func(path string, b []byte, err error)) {
+	for i, f := range in.inputs {
+		fn(f.path, in.raw[i], in.errs[i])
+	}
+}
+
+// Decode is the second half of Inputs: the objects of the files read.
+// It may be called once.
+func (in *Read) Decode(ctx context.Context) ([]*manifest.Object, error) {
+	root, k, inputs, errs := in.root, in.k, in.inputs, in.errs
+	docs := make([][]*manifest.Object, len(inputs))
 	specAPI := make([]bool, len(inputs)) // a file that did not decode names a spec's apiVersion
 	// Files that cannot hold a spec wait, read, until the specs say what
 	// they read: a spec's source is rendered by its generator, which
 	// decodes it; loading never decodes it too.
 	later := make([][]byte, len(inputs))
 	var waiting atomic.Int64 // bytes in later
-	var read atomic.Int64    // files may grow after they were listed
 	budget := manifest.NewBudget(manifest.MaxRenderDecodedSize)
 	parallel.Do(len(inputs), func(i int) {
 		file := inputs[i].path
@@ -196,15 +259,9 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 			errs[i] = &manifest.Error{File: file, Err: err}
 			return
 		}
-		var b []byte
-		var err error
-		if file == "-" {
-			b = stdinData
-		} else if b, err = r.ReadFile(file); err != nil {
-			errs[i] = &manifest.Error{File: file, Err: err}
-			return
-		} else if n := read.Add(int64(len(b)) - inputs[i].size); total+n > MaxRenderInputSize {
-			errs[i] = &manifest.Error{File: file, Err: inputsTooLarge(total + n)}
+		b := in.raw[i]
+		in.raw[i] = nil
+		if errs[i] != nil {
 			return
 		}
 		if inputs[i].candidate && !k.namesSpecAPI(b) {
@@ -223,7 +280,6 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 		}
 		// b is dropped here: only the objects stay.
 	})
-	stdinData = nil
 	// The files and folders specs read are their sources, not objects of
 	// the render: the files that wait are decoded unless they are one.
 	used := k.sources(docs, root)
