@@ -133,15 +133,15 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 			if (out == "" || out == "-") && (s.merged.Spec.Flux != nil || s.merged.Spec.ArgoCD != nil) {
 				return usage(fmt.Errorf("--flux and --argocd write a tree: give -o DIR"))
 			}
-			res, err := f.render(c, s)
-			if err != nil {
-				return err
-			}
-			if plugin && len(res.Items) == 0 {
-				return fmt.Errorf("%w: the render holds no object; under Argo CD an empty render would prune every object of the application", errEmptyRender)
-			}
-			f.printWarnings(c, res)
 			if out == "" || out == "-" {
+				res, err := f.render(c, s)
+				if err != nil {
+					return err
+				}
+				if plugin && len(res.Items) == 0 {
+					return fmt.Errorf("%w: the render holds no object; under Argo CD an empty render would prune every object of the application", errEmptyRender)
+				}
+				f.printWarnings(c, res)
 				return writeStream(c, res, format)
 			}
 			// A render killed while it updated DIR in place left its
@@ -150,15 +150,16 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 			if err := outtree.Finish(c.Context(), out); err != nil {
 				return err
 			}
-			files, err := files(c, s, res, out)
+			t, err := f.renderTree(c, s, out, false)
 			if err != nil {
 				return err
 			}
-			if err := outtree.WriteIn(c.Context(), outputAnchor(s, out), out, files); err != nil {
+			f.printCached(c, t)
+			if err := outtree.WriteIn(c.Context(), outputAnchor(s, out), out, t.files); err != nil {
 				return err
 			}
 			if !f.quiet {
-				fmt.Fprintf(c.ErrOrStderr(), "wrote %s: %d objects from %d specs in %d files\n", out, len(res.Items), len(res.Specs), len(files))
+				fmt.Fprintf(c.ErrOrStderr(), "wrote %s: %d objects from %d specs in %d files\n", out, t.objects, t.specs, len(t.files))
 			}
 			return nil
 		},
@@ -245,22 +246,15 @@ the record of DIR; Argo CD's description of the cluster; defaults.` + checkExitC
 			if !s.record && len(args) == 0 && len(s.merged.Spec.Inputs) == 0 {
 				return usageError{cmd: c.CommandPath(), err: fmt.Errorf("%s has no %s: name the inputs (wavesmith check PATH... -o %s)", dir, outtree.RecordFile, dir)}
 			}
-			res, err := f.render(c, s)
+			// renderTree returns holding the tree's lock: a render
+			// updating DIR in the meantime is waited for, never half seen.
+			t, err := f.renderTree(c, s, dir, true)
 			if err != nil {
 				return err
 			}
-			f.printWarnings(c, res)
-			// Under the tree's lock: a render swapping DIR in the
-			// meantime is waited for, never half seen.
-			release, err := outtree.WaitLock(c.Context(), dir)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = release() }()
-			want, err := files(c, s, res, dir)
-			if err != nil {
-				return err
-			}
+			defer func() { _ = t.release() }()
+			f.printCached(c, t)
+			want := t.files
 			got, err := outtree.Read(dir)
 			if err != nil {
 				return fmt.Errorf("reading %s: %w", dir, err)
