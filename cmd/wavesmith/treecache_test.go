@@ -204,3 +204,38 @@ func TestTreeCacheStaleKeyControl(t *testing.T) {
 	}
 	t.Logf("%d steps differ with a stale key, as they must", len(differ))
 }
+
+// TestTreeCacheSkipsNondeterministicTemplates: a chart whose template
+// calls a function whose result changes on every call (here the clock) is
+// rendered again every time, never taken from the cache: a cached tree
+// must be what a full render gives. The same chart without the call is
+// the control: its second render is a hit.
+func TestTreeCacheSkipsNondeterministicTemplates(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		hit         bool
+	}{
+		{"the clock", `{{ now | date "2006-01-02T15:04:05.000000000" }}`, false},
+		{"the control: a constant", `fixed`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			t.Chdir(root)
+			t.Setenv(treecache.Env, t.TempDir())
+			if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			r := &editRoot{t: t, dir: root}
+			r.write("chart/Chart.yaml", "apiVersion: v2\nname: clock\nversion: 0.1.0\n")
+			r.write("chart/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: clock\ndata:\n  at: \""+tc.value+"\"\n")
+			r.write("specs/comp.yaml", "apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata:\n  name: clock\n  namespace: ops\nspec:\n  source:\n    chart:\n      path: ../chart\n")
+			for i := 0; i < 2; i++ {
+				before := treeCacheHits.Load()
+				r.render("out", os.Getenv(treecache.Env), nil)
+				if hit := treeCacheHits.Load() > before; i == 1 && hit != tc.hit {
+					t.Errorf("second render taken from the cache: %v, want %v", hit, tc.hit)
+				}
+			}
+		})
+	}
+}
