@@ -290,6 +290,33 @@ func removeStale(parent, base string) []error {
 // and paths that differ only in case (one file on case-insensitive file
 // systems).
 func checkPaths(files map[string][]byte) error {
+	// The common case, a good tree, without sorting tens of thousands of
+	// paths; errors are reported in path order (checkPathsSorted).
+	dirs := make(map[string]bool, len(files)/2)
+	folded := make(map[string]bool, len(files))
+	for p := range files {
+		if CheckPath(p) != nil {
+			return checkPathsSorted(files)
+		}
+		for d := path.Dir(p); d != "." && !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
+		}
+		l := strings.ToLower(p)
+		if folded[l] {
+			return checkPathsSorted(files)
+		}
+		folded[l] = true
+	}
+	for d := range dirs {
+		if _, ok := files[d]; ok {
+			return checkPathsSorted(files)
+		}
+	}
+	return nil
+}
+
+// checkPathsSorted is checkPaths' report of every error, in path order.
+func checkPathsSorted(files map[string][]byte) error {
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		paths = append(paths, p)
