@@ -56,8 +56,13 @@ plugin must print. With -o DIR it writes a GitOps tree: a folder per spec
 (<namespace>/<kind>-<name>/), _objects/ for the rest, each with a
 kustomization.yaml, and ` + outtree.RecordFile + `, the record of how the tree was
 rendered (check reuses it; it also marks DIR as output, never input). The
-tree is written aside and swapped in whole: a failed render leaves the old
-tree untouched, and files that no longer belong disappear.
+tree is written only where it changed: each changed file replaced whole,
+files that no longer belong removed, the others untouched; a failed render
+leaves the old tree, a killed one the old tree, the new one, or a tree check
+refuses until the next render finishes it. The last tree rendered into each
+folder is kept in a cache (WAVESMITH_CACHE_DIR, default the user cache
+folder; "off" for none), reused only when every input, setting and file the
+specs read is unchanged.
 
 With --flux the tree also holds _flux/: one Flux Kustomization per wave
 (_flux/wave-<n>.yaml, applying _flux/wave-<n>/), chained with dependsOn, wait
