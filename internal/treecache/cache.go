@@ -141,8 +141,9 @@ func (c *Cache) Get(slot string, key Sum) (*Entry, error) {
 }
 
 // Put stores e as the entry of slot, replacing the one before: chunks
-// first, then the index (each written aside and renamed), then the
-// previous entry's chunks are removed. A reader racing a Put sees the old
+// first (those already there with the same content are kept), then the
+// index (each written aside and renamed), then the previous entry's
+// other chunks are removed. A reader racing a Put sees the old
 // entry, the new one, or a miss.
 func (c *Cache) Put(slot string, e *Entry) error {
 	paths := make([]string, 0, len(e.Files))
@@ -161,20 +162,30 @@ func (c *Cache) Put(slot string, e *Entry) error {
 		chunks = append(chunks, s)
 		name := c.chunk(slot, s)
 		keep[name] = true
-		err := c.writeFile(name, buf.Bytes())
+		var err error
+		// A chunk of the same content is there already (its name is its
+		// digest; Get checks it): one changed spec rewrites one chunk.
+		if !c.holds(name, s) {
+			err = c.writeFile(name, buf.Bytes())
+		}
 		buf.Reset()
 		return err
 	}
+	top := ""
 	for _, p := range paths {
 		b := e.Files[p]
 		if len(b)+len(p)+20 > fsroot.MaxFileSize {
 			return fmt.Errorf("%s: %d bytes, too large to cache", p, len(b))
 		}
-		if buf.Len()+len(b)+len(p)+20 > chunkSize {
+		// A chunk ends with its top folder (a namespace of specs, _flux)
+		// or at chunkSize, so that a change elsewhere leaves it as it was.
+		first, _, _ := strings.Cut(p, "/")
+		if buf.Len()+len(b)+len(p)+20 > chunkSize || first != top {
 			if err := flush(); err != nil {
 				return err
 			}
 		}
+		top = first
 		putBytes(&buf, []byte(p))
 		putBytes(&buf, b)
 	}
@@ -195,6 +206,18 @@ func (c *Cache) Put(slot string, e *Entry) error {
 		}
 	}
 	return nil
+}
+
+// holds reports whether the cache folder holds the file name with the
+// digest s (a spoiled chunk is written again, not kept).
+func (c *Cache) holds(name string, s Sum) bool {
+	r, err := fsroot.OpenRoot(c.dir)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	b, err := r.ReadFile(filepath.Join(c.dir, name))
+	return err == nil && sha256.Sum256(b) == s
 }
 
 // writeFile writes name in the cache folder atomically.

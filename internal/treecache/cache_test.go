@@ -199,3 +199,29 @@ func TestRecordReplay(t *testing.T) {
 }
 
 func fsGlob(r *Recorder) ([]string, error) { return fs.Glob(r, "_flux/wave-*/kustomization.yaml") }
+
+// TestPutRewritesSpoiledChunk: a chunk Put finds with its name but
+// spoiled content is written again, so the next Get hits.
+func TestPutRewritesSpoiledChunk(t *testing.T) {
+	c, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := entry("k", 3)
+	if err := c.Put("slot", e); err != nil {
+		t.Fatal(err)
+	}
+	names, _ := filepath.Glob(filepath.Join(c.dir, "slot-*.chunk"))
+	b, _ := os.ReadFile(names[0])
+	b[0] ^= 1
+	os.WriteFile(names[0], b, 0o600)
+	if _, err := c.Get("slot", e.Key); !errors.Is(err, ErrMiss) {
+		t.Fatalf("the control: a spoiled chunk: %v, want ErrMiss", err)
+	}
+	if err := c.Put("slot", e); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Get("slot", e.Key); err != nil {
+		t.Errorf("after Put again: %v", err)
+	}
+}
