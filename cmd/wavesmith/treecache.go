@@ -99,6 +99,9 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 		}
 		if replayPrevious(dir, e) {
 			treeCacheHits.Add(1)
+			if f.verbose {
+				fmt.Fprintf(c.ErrOrStderr(), "%s: the tree of these inputs and settings is in the tree cache (%d specs): not rendered again, in %s\n", dir, e.Specs, time.Since(start).Round(time.Millisecond))
+			}
 			return &tree{files: e.Files, objects: e.Objects, specs: e.Specs, cached: e, release: release}, nil
 		}
 		// The cached tree read another previous tree: render, outside
