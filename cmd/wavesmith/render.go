@@ -163,6 +163,7 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 			if err := outtree.WriteIn(c.Context(), outputAnchor(s, out), out, t.files); err != nil {
 				return err
 			}
+			t.store()
 			if !f.quiet {
 				fmt.Fprintf(c.ErrOrStderr(), "wrote %s: %d objects from %d specs in %d files\n", out, t.objects, t.specs, len(t.files))
 			}
@@ -264,6 +265,7 @@ the record of DIR; Argo CD's description of the cluster; defaults.` + checkExitC
 			if err != nil {
 				return fmt.Errorf("reading %s: %w", dir, err)
 			}
+			t.store()
 			diff := textdiff.Diff(want, got)
 			if diff == "" {
 				return nil

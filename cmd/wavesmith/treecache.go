@@ -41,6 +41,10 @@ type tree struct {
 	cached *treecache.Entry
 	// release releases the tree's lock renderTree took (hold).
 	release func() error
+	// store keeps a rendered tree in the cache; the caller calls it once
+	// the tree is written (render) or compared (check): a failure writes
+	// nothing, outside the tree neither.
+	store func()
 }
 
 // printCached prints the warnings of a tree taken from the cache.
@@ -102,7 +106,7 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 			if f.verbose {
 				fmt.Fprintf(c.ErrOrStderr(), "%s: the tree of these inputs and settings is in the tree cache (%d specs): not rendered again, in %s\n", dir, e.Specs, time.Since(start).Round(time.Millisecond))
 			}
-			return &tree{files: e.Files, objects: e.Objects, specs: e.Specs, cached: e, release: release}, nil
+			return &tree{files: e.Files, objects: e.Objects, specs: e.Specs, cached: e, release: release, store: func() {}}, nil
 		}
 		// The cached tree read another previous tree: render, outside
 		// the lock.
@@ -130,7 +134,7 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 	if err != nil {
 		return nil, err
 	}
-	t := &tree{files: files, objects: len(res.Items), specs: len(res.Specs), release: release}
+	t := &tree{files: files, objects: len(res.Items), specs: len(res.Specs), release: release, store: func() {}}
 	if tc == nil || tmplsandbox.NondeterministicCalls() != calls {
 		return t, nil
 	}
@@ -143,7 +147,7 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 	for _, w := range res.Warnings {
 		e.Warnings = append(e.Warnings, w.String())
 	}
-	tc.store(e)
+	t.store = func() { tc.store(e) }
 	return t, nil
 }
 

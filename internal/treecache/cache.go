@@ -73,16 +73,18 @@ func Dir(getenv func(string) string) (string, bool) {
 	}
 }
 
-// Cache is a cache folder.
+// Cache is a cache folder. Nothing is written to it but by Put: a render
+// that fails leaves no trace.
 type Cache struct {
 	dir string
+	// exe is the record of the executable's digest Executable computed,
+	// written by the next Put.
+	exe struct{ name, hex string }
 }
 
-// Open makes the cache folder dir (mode 0700) and returns it.
+// Open returns the cache folder dir; Put makes it (mode 0700) when
+// missing.
 func Open(dir string) (*Cache, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
-	}
 	return &Cache{dir: dir}, nil
 }
 
@@ -146,6 +148,12 @@ func (c *Cache) Get(slot string, key Sum) (*Entry, error) {
 // other chunks are removed. A reader racing a Put sees the old
 // entry, the new one, or a miss.
 func (c *Cache) Put(slot string, e *Entry) error {
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+		return err
+	}
+	if c.exe.name != "" {
+		_ = c.writeFile(c.exe.name, []byte(c.exe.hex))
+	}
 	paths := make([]string, 0, len(e.Files))
 	for p := range e.Files {
 		paths = append(paths, p)

@@ -17,7 +17,8 @@ import (
 // a cached render saves, so the digest is kept in the cache folder under
 // the executable's path, device, inode, size, mtime and ctime (identity):
 // replacing or rewriting the file changes one of them (ctime cannot be
-// set back), and a stale or corrupt record is hashed again.
+// set back), and a stale or corrupt record is hashed again. The record is
+// written by the next Put, so that a failed render writes nothing.
 func (c *Cache) Executable() (Sum, error) {
 	var s Sum
 	exe, err := os.Executable()
@@ -49,6 +50,6 @@ func (c *Cache) Executable() (Sum, error) {
 		return s, err
 	}
 	h.Sum(s[:0])
-	_ = c.writeFile(name, []byte(hex.EncodeToString(s[:])))
+	c.exe.name, c.exe.hex = name, hex.EncodeToString(s[:]) // kept by the next Put
 	return s, nil
 }
