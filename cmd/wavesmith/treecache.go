@@ -135,7 +135,7 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 		return nil, err
 	}
 	t := &tree{files: files, objects: len(res.Items), specs: len(res.Specs), release: release, store: func() {}}
-	if tc == nil || tmplsandbox.NondeterministicCalls() != calls {
+	if tc == nil || tmplsandbox.NondeterministicCalls() != calls || in.Changed() {
 		return t, nil
 	}
 	// What the specs read, hashed again after the render: a file that
@@ -362,14 +362,14 @@ func treeKey(s *setup, absDir string, in *load.Read, exe treecache.Sum) (treecac
 		field(string(lock))
 	}
 	ok := true
-	in.Each(func(p string, b []byte, err error) {
+	in.Each(func(p string, sum [sha256.Size]byte, err error) {
 		if err != nil {
 			ok = false
 			return
 		}
 		field(p)
 		if !staleKeyForTest {
-			field(string(b))
+			h.Write(sum[:])
 		}
 	})
 	var k treecache.Sum

@@ -3,6 +3,7 @@ package load
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -97,14 +98,22 @@ type Read struct {
 	root   string
 	k      kinds
 	inputs []input
-	raw    [][]byte // nil once decoded, or when unreadable
+	raw    [][]byte // held until decoded; nil when dropped or unreadable
+	sums   [][sha256.Size]byte
 	errs   []error
+	// changed: a file dropped after reading read otherwise in Decode.
+	changed atomic.Bool
 }
 
+// maxHeld bounds the bytes ReadInputs holds for Decode; files beyond it
+// are read again by Decode (and checked against their digest), so that
+// loading holds no more than decoding one file at a time takes.
+var maxHeld int64 = 64 << 20
+
 // ReadInputs is the first half of Inputs: it lists the files of paths
-// and reads them, with every check and budget of Inputs but decoding.
-// Each file is held, read, until Decode: at most MaxRenderInputSize
-// bytes in all.
+// and reads them, with every check and budget of Inputs but decoding,
+// and keeps each file's SHA-256 (Each). Files are held for Decode up to
+// maxHeld bytes in all; the others are read again there.
 func ReadInputs(ctx context.Context, root string, reg generators.Registry, paths []string, stdin io.Reader) (*Read, error) {
 	if reg == nil {
 		return nil, ErrNoGenerators
@@ -204,8 +213,10 @@ func ReadInputs(ctx context.Context, root string, reg generators.Registry, paths
 		}
 	}
 	raw := make([][]byte, len(inputs))
+	sums := make([][sha256.Size]byte, len(inputs))
 	errs := make([]error, len(inputs))
 	var read atomic.Int64 // files may grow after they were listed
+	var held atomic.Int64
 	parallel.Do(len(inputs), func(i int) {
 		file := inputs[i].path
 		if err := ctx.Err(); err != nil {
@@ -213,7 +224,7 @@ func ReadInputs(ctx context.Context, root string, reg generators.Registry, paths
 			return
 		}
 		if file == "-" {
-			raw[i] = stdinData
+			raw[i], sums[i] = stdinData, sha256.Sum256(stdinData)
 			return
 		}
 		b, err := r.ReadFile(file)
@@ -225,26 +236,48 @@ func ReadInputs(ctx context.Context, root string, reg generators.Registry, paths
 			errs[i] = &manifest.Error{File: file, Err: inputsTooLarge(total + n)}
 			return
 		}
-		raw[i] = b
+		sums[i] = sha256.Sum256(b)
+		if held.Add(int64(len(b))) <= maxHeld {
+			raw[i] = b
+		} else {
+			held.Add(-int64(len(b))) // read again by Decode
+		}
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return &Read{root: root, k: k, inputs: inputs, raw: raw, errs: errs}, nil
+	return &Read{root: root, k: k, inputs: inputs, raw: raw, sums: sums, errs: errs}, nil
 }
 
 // Each calls fn with each file read, in the order Inputs takes them: its
-// path as listed ("-" for stdin) and its bytes, or the error reading it.
-func (in *Read) Each(fn func(path string, b []byte, err error)) {
+// path as listed ("-" for stdin) and the SHA-256 of its bytes, or the
+// error reading it.
+func (in *Read) Each(fn func(path string, sum [sha256.Size]byte, err error)) {
 	for i, f := range in.inputs {
-		fn(f.path, in.raw[i], in.errs[i])
+		fn(f.path, in.sums[i], in.errs[i])
 	}
 }
+
+// Changed reports whether a file Decode read again (beyond maxHeld) no
+// longer held what ReadInputs read: the objects are the file's new
+// content, the digests Each gave the old one.
+func (in *Read) Changed() bool { return in.changed.Load() }
 
 // Decode is the second half of Inputs: the objects of the files read.
 // It may be called once.
 func (in *Read) Decode(ctx context.Context) ([]*manifest.Object, error) {
 	root, k, inputs, errs := in.root, in.k, in.inputs, in.errs
+	var r *fsroot.Root // for the files read again
+	for i := range inputs {
+		if in.raw[i] == nil && errs[i] == nil && inputs[i].path != "-" {
+			var err error
+			if r, err = fsroot.OpenRoot(root); err != nil {
+				return nil, err
+			}
+			defer r.Close()
+			break
+		}
+	}
 	docs := make([][]*manifest.Object, len(inputs))
 	specAPI := make([]bool, len(inputs)) // a file that did not decode names a spec's apiVersion
 	// Files that cannot hold a spec wait, read, until the specs say what
@@ -263,6 +296,16 @@ func (in *Read) Decode(ctx context.Context) ([]*manifest.Object, error) {
 		in.raw[i] = nil
 		if errs[i] != nil {
 			return
+		}
+		if b == nil && file != "-" {
+			var err error
+			if b, err = r.ReadFile(file); err != nil {
+				errs[i] = &manifest.Error{File: file, Err: err}
+				return
+			}
+			if sha256.Sum256(b) != in.sums[i] {
+				in.changed.Store(true)
+			}
 		}
 		if inputs[i].candidate && !k.namesSpecAPI(b) {
 			return // a file of a chart
