@@ -308,3 +308,67 @@ func (r *reuse) generate(ctx context.Context, g generators.Generator, spec *mani
 	}
 	return res, err
 }
+
+// ErrNoDigest: a file or folder a spec reads cannot be hashed (outside
+// the root, too large, not regular, nested too deep).
+var ErrNoDigest = errors.New("cannot digest what a spec reads")
+
+// SourceDigests returns every file and folder the specs among objs read
+// (generators.Reader; absolute paths, resolved against each spec's file)
+// with the digest of what each holds now, hashed as the Memo hashes them
+// (a folder: its entries' names and contents; absent: a digest too).
+// With the inputs' bytes, these decide what the specs generate: a cache
+// of whole renders checks them again before it reuses one.
+func SourceDigests(objs []*manifest.Object, opts Options) (map[string][sha256.Size]byte, error) {
+	root, err := fsroot.OpenRoot(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNoDigest, err)
+	}
+	r := &reuse{root: root}
+	defer r.close()
+	out := map[string][sha256.Size]byte{}
+	for _, o := range objs {
+		if opts.Generators == nil {
+			break
+		}
+		g, ok := opts.Generators.Lookup(o)
+		if !ok {
+			continue
+		}
+		rd, ok := g.(generators.Reader)
+		if !ok {
+			continue
+		}
+		file, err := filepath.Abs(o.Source.File)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNoDigest, err)
+		}
+		for _, read := range rd.Reads(o, root.Dir()) {
+			p := read.Path
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(filepath.Dir(file), p)
+			}
+			d := r.digest(p)
+			if d.err != nil {
+				return nil, fmt.Errorf("%w: %s", ErrNoDigest, p)
+			}
+			out[p] = d.sum
+		}
+	}
+	return out, nil
+}
+
+// SourceDigest is the digest SourceDigests gives the file or folder at
+// the absolute path p under root, as it is now.
+func SourceDigest(root, p string) ([sha256.Size]byte, error) {
+	r, err := fsroot.OpenRoot(root)
+	if err != nil {
+		return [sha256.Size]byte{}, fmt.Errorf("%w: %w", ErrNoDigest, err)
+	}
+	defer r.Close()
+	d := (&reuse{root: r}).digest(p)
+	if d.err != nil {
+		return d.sum, fmt.Errorf("%w: %s", ErrNoDigest, p)
+	}
+	return d.sum, nil
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/wavesmith/wavesmith/internal/treecache"
 	"net"
 	"os"
 	"os/exec"
@@ -48,7 +49,14 @@ var envtestCluster struct {
 }
 
 func TestMain(m *testing.M) {
+	// The tree cache of the in-process renders: never the user's.
+	cache, err := os.MkdirTemp("", "wavesmith-tree-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv(treecache.Env, cache)
 	code := m.Run()
+	os.RemoveAll(cache)
 	if c := envtestCluster.c; c != nil {
 		_ = c.Stop()
 		_ = os.RemoveAll(filepath.Dir(envtestCluster.kubeconfig))

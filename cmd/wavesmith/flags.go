@@ -437,7 +437,18 @@ func (f *renderFlags) render(c *cobra.Command, s *setup) (*render.Result, error)
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(argocdplugin.Charts(c.Context(), os.Getenv), s.timeout)
 	defer cancel()
-	objs, err := load.Inputs(ctx, s.opts.Root, s.opts.Generators, s.inputs, c.InOrStdin())
+	in, err := load.ReadInputs(ctx, s.opts.Root, s.opts.Generators, s.inputs, c.InOrStdin())
+	if err != nil {
+		return nil, err
+	}
+	_, res, err := f.renderRead(ctx, c, s, in, start)
+	return res, err
+}
+
+// renderRead decodes the files read and renders them; it returns the
+// objects decoded with the result.
+func (f *renderFlags) renderRead(ctx context.Context, c *cobra.Command, s *setup, in *load.Read, start time.Time) ([]*manifest.Object, *render.Result, error) {
+	objs, err := in.Decode(ctx)
 	if err != nil {
 		// The files read fine are checked too: one run reports every
 		// error of every file.
@@ -446,7 +457,7 @@ func (f *renderFlags) render(c *cobra.Command, s *setup) (*render.Result, error)
 				err = manifest.JoinSorted([]error{err, cerr})
 			}
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	if f.verbose {
 		f.listFiles(c, objs, time.Since(start))
@@ -458,15 +469,15 @@ func (f *renderFlags) render(c *cobra.Command, s *setup) (*render.Result, error)
 	res, err := render.Render(ctx, objs, opts)
 	progress.done()
 	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil && err != nil {
-		return nil, fmt.Errorf("%w (the render took longer than %s: raise %s, or look for a template that loops)", err, s.timeout, s.merged.Name("timeout"))
+		return nil, nil, fmt.Errorf("%w (the render took longer than %s: raise %s, or look for a template that loops)", err, s.timeout, s.merged.Name("timeout"))
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if f.verbose {
 		f.listSpecs(c, res, time.Since(start))
 	}
-	return res, nil
+	return objs, res, nil
 }
 
 func (f *renderFlags) listFiles(c *cobra.Command, objs []*manifest.Object, took time.Duration) {

@@ -56,8 +56,13 @@ plugin must print. With -o DIR it writes a GitOps tree: a folder per spec
 (<namespace>/<kind>-<name>/), _objects/ for the rest, each with a
 kustomization.yaml, and ` + outtree.RecordFile + `, the record of how the tree was
 rendered (check reuses it; it also marks DIR as output, never input). The
-tree is written aside and swapped in whole: a failed render leaves the old
-tree untouched, and files that no longer belong disappear.
+tree is written only where it changed: each changed file replaced whole,
+files that no longer belong removed, the others untouched; a failed render
+leaves the old tree, a killed one the old tree, the new one, or a tree check
+refuses until the next render finishes it. The last tree rendered into each
+folder is kept in a cache (WAVESMITH_CACHE_DIR, default the user cache
+folder; "off" for none), reused only when every input, setting and file the
+specs read is unchanged.
 
 With --flux the tree also holds _flux/: one Flux Kustomization per wave
 (_flux/wave-<n>.yaml, applying _flux/wave-<n>/), chained with dependsOn, wait
@@ -133,26 +138,34 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 			if (out == "" || out == "-") && (s.merged.Spec.Flux != nil || s.merged.Spec.ArgoCD != nil) {
 				return usage(fmt.Errorf("--flux and --argocd write a tree: give -o DIR"))
 			}
-			res, err := f.render(c, s)
-			if err != nil {
-				return err
-			}
-			if plugin && len(res.Items) == 0 {
-				return fmt.Errorf("%w: the render holds no object; under Argo CD an empty render would prune every object of the application", errEmptyRender)
-			}
-			f.printWarnings(c, res)
 			if out == "" || out == "-" {
+				res, err := f.render(c, s)
+				if err != nil {
+					return err
+				}
+				if plugin && len(res.Items) == 0 {
+					return fmt.Errorf("%w: the render holds no object; under Argo CD an empty render would prune every object of the application", errEmptyRender)
+				}
+				f.printWarnings(c, res)
 				return writeStream(c, res, format)
 			}
-			files, err := files(c, s, res, out)
+			// A render killed while it updated DIR in place left its
+			// journal there: finish it, so that the previous tree (Flux
+			// handoffs) is the one that render wrote.
+			if err := outtree.Finish(c.Context(), out); err != nil {
+				return err
+			}
+			t, err := f.renderTree(c, s, out, false)
 			if err != nil {
 				return err
 			}
-			if err := outtree.WriteIn(c.Context(), outputAnchor(s, out), out, files); err != nil {
+			f.printCached(c, t)
+			if err := outtree.WriteIn(c.Context(), outputAnchor(s, out), out, t.files); err != nil {
 				return err
 			}
+			t.store()
 			if !f.quiet {
-				fmt.Fprintf(c.ErrOrStderr(), "wrote %s: %d objects from %d specs in %d files\n", out, len(res.Items), len(res.Specs), len(files))
+				fmt.Fprintf(c.ErrOrStderr(), "wrote %s: %d objects from %d specs in %d files\n", out, t.objects, t.specs, len(t.files))
 			}
 			return nil
 		},
@@ -239,26 +252,20 @@ the record of DIR; Argo CD's description of the cluster; defaults.` + checkExitC
 			if !s.record && len(args) == 0 && len(s.merged.Spec.Inputs) == 0 {
 				return usageError{cmd: c.CommandPath(), err: fmt.Errorf("%s has no %s: name the inputs (wavesmith check PATH... -o %s)", dir, outtree.RecordFile, dir)}
 			}
-			res, err := f.render(c, s)
+			// renderTree returns holding the tree's lock: a render
+			// updating DIR in the meantime is waited for, never half seen.
+			t, err := f.renderTree(c, s, dir, true)
 			if err != nil {
 				return err
 			}
-			f.printWarnings(c, res)
-			// Under the tree's lock: a render swapping DIR in the
-			// meantime is waited for, never half seen.
-			release, err := outtree.WaitLock(c.Context(), dir)
-			if err != nil {
-				return err
-			}
-			defer func() { _ = release() }()
-			want, err := files(c, s, res, dir)
-			if err != nil {
-				return err
-			}
+			defer func() { _ = t.release() }()
+			f.printCached(c, t)
+			want := t.files
 			got, err := outtree.Read(dir)
 			if err != nil {
 				return fmt.Errorf("reading %s: %w", dir, err)
 			}
+			t.store()
 			diff := textdiff.Diff(want, got)
 			if diff == "" {
 				return nil

@@ -53,8 +53,8 @@ func (f *treeFlags) check(c *cobra.Command, s *setup) error {
 // files is the tree of res to write at dir: the objects, the record of how
 // it was rendered (outtree.RecordFile), and the delivery files of the engines
 // the configuration asks for; the tree there now decides the Flux
-// handoffs.
-func files(c *cobra.Command, s *setup, res *render.Result, dir string) (map[string][]byte, error) {
+// handoffs. recorder (nil: none) records the reads of the previous tree.
+func files(c *cobra.Command, s *setup, res *render.Result, dir string, recorder *previousRecorder) (map[string][]byte, error) {
 	files := res.Tree()
 	spec := s.merged.Spec
 	if spec.Flux != nil || spec.ArgoCD != nil {
@@ -74,7 +74,7 @@ func files(c *cobra.Command, s *setup, res *render.Result, dir string) (map[stri
 		case !errors.Is(err, fs.ErrNotExist):
 			return nil, fmt.Errorf("reading the previous tree: %w", err)
 		}
-		more, err := engines.Files(res.Plan(), files, previous, &spec)
+		more, err := engines.Files(res.Plan(), files, recorder.wrap(previous), &spec)
 		if err != nil {
 			return nil, deliveryError(c, s.merged, err)
 		}

@@ -29,9 +29,25 @@ func ReadRegular(root *os.Root, name string) ([]byte, error) {
 	if err := CheckRegular(fi); err != nil {
 		return nil, err
 	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, err
+	// One buffer of the size stat gave, and a byte more to see a file
+	// that grew: no growing and copying (a tree holds tens of thousands
+	// of files).
+	b := make([]byte, 0, fi.Size()+1)
+	for {
+		if len(b) > MaxFileSize {
+			break
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := f.Read(b[len(b):min(cap(b), MaxFileSize+1)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if len(b) > MaxFileSize {
 		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxFileSize)

@@ -11,6 +11,10 @@
 // (fsroot.Root), within MaxFolderDepth and MaxRenderInputSize, skipping
 // .wavesmithignore entries, hidden entries and rendered trees.
 //
+// Inputs is ReadInputs (listing and reading, each file's SHA-256 kept,
+// at most maxHeld bytes held) then Read.Decode: the CLI digests the files
+// (Read.Each) for its tree cache before it decides to decode them.
+//
 // The doors (cmd/wavesmith, internal/argocdplugin, functions) call it; the engine
 // (package render) takes the objects it returns.
 package load

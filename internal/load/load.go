@@ -3,6 +3,7 @@ package load
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -83,6 +84,37 @@ func DefaultRoot(paths []string, cwd string) string {
 // of the files that decoded, so that a door can check them in the same run
 // (render.Check); they are never to be rendered.
 func Inputs(ctx context.Context, root string, reg generators.Registry, paths []string, stdin io.Reader) ([]*manifest.Object, error) {
+	in, err := ReadInputs(ctx, root, reg, paths, stdin)
+	if err != nil {
+		return nil, err
+	}
+	return in.Decode(ctx)
+}
+
+// Read holds the files of a render as ReadInputs read them, not decoded
+// yet: a door may digest them (Each) before it decides to decode them
+// (Decode), e.g. to find the render in a cache.
+type Read struct {
+	root   string
+	k      kinds
+	inputs []input
+	raw    [][]byte // held until decoded; nil when dropped or unreadable
+	sums   [][sha256.Size]byte
+	errs   []error
+	// changed: a file dropped after reading read otherwise in Decode.
+	changed atomic.Bool
+}
+
+// maxHeld bounds the bytes ReadInputs holds for Decode; files beyond it
+// are read again by Decode (and checked against their digest), so that
+// loading holds no more than decoding one file at a time takes.
+var maxHeld int64 = 64 << 20
+
+// ReadInputs is the first half of Inputs: it lists the files of paths
+// and reads them, with every check and budget of Inputs but decoding,
+// and keeps each file's SHA-256 (Each). Files are held for Decode up to
+// maxHeld bytes in all; the others are read again there.
+func ReadInputs(ctx context.Context, root string, reg generators.Registry, paths []string, stdin io.Reader) (*Read, error) {
 	if reg == nil {
 		return nil, ErrNoGenerators
 	}
@@ -180,15 +212,79 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 			return nil, &manifest.Error{File: in.path, Err: inputsTooLarge(total)}
 		}
 	}
-	docs := make([][]*manifest.Object, len(inputs))
+	raw := make([][]byte, len(inputs))
+	sums := make([][sha256.Size]byte, len(inputs))
 	errs := make([]error, len(inputs))
+	var read atomic.Int64 // files may grow after they were listed
+	var held atomic.Int64
+	parallel.Do(len(inputs), func(i int) {
+		file := inputs[i].path
+		if err := ctx.Err(); err != nil {
+			errs[i] = &manifest.Error{File: file, Err: err}
+			return
+		}
+		if file == "-" {
+			raw[i], sums[i] = stdinData, sha256.Sum256(stdinData)
+			return
+		}
+		b, err := r.ReadFile(file)
+		if err != nil {
+			errs[i] = &manifest.Error{File: file, Err: err}
+			return
+		}
+		if n := read.Add(int64(len(b)) - inputs[i].size); total+n > MaxRenderInputSize {
+			errs[i] = &manifest.Error{File: file, Err: inputsTooLarge(total + n)}
+			return
+		}
+		sums[i] = sha256.Sum256(b)
+		if held.Add(int64(len(b))) <= maxHeld {
+			raw[i] = b
+		} else {
+			held.Add(-int64(len(b))) // read again by Decode
+		}
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return &Read{root: root, k: k, inputs: inputs, raw: raw, sums: sums, errs: errs}, nil
+}
+
+// Each calls fn with each file read, in the order Inputs takes them: its
+// path as listed ("-" for stdin) and the SHA-256 of its bytes, or the
+// error reading it.
+func (in *Read) Each(fn func(path string, sum [sha256.Size]byte, err error)) {
+	for i, f := range in.inputs {
+		fn(f.path, in.sums[i], in.errs[i])
+	}
+}
+
+// Changed reports whether a file Decode read again (beyond maxHeld) no
+// longer held what ReadInputs read: the objects are the file's new
+// content, the digests Each gave the old one.
+func (in *Read) Changed() bool { return in.changed.Load() }
+
+// Decode is the second half of Inputs: the objects of the files read.
+// It may be called once.
+func (in *Read) Decode(ctx context.Context) ([]*manifest.Object, error) {
+	root, k, inputs, errs := in.root, in.k, in.inputs, in.errs
+	var r *fsroot.Root // for the files read again
+	for i := range inputs {
+		if in.raw[i] == nil && errs[i] == nil && inputs[i].path != "-" {
+			var err error
+			if r, err = fsroot.OpenRoot(root); err != nil {
+				return nil, err
+			}
+			defer r.Close()
+			break
+		}
+	}
+	docs := make([][]*manifest.Object, len(inputs))
 	specAPI := make([]bool, len(inputs)) // a file that did not decode names a spec's apiVersion
 	// Files that cannot hold a spec wait, read, until the specs say what
 	// they read: a spec's source is rendered by its generator, which
 	// decodes it; loading never decodes it too.
 	later := make([][]byte, len(inputs))
 	var waiting atomic.Int64 // bytes in later
-	var read atomic.Int64    // files may grow after they were listed
 	budget := manifest.NewBudget(manifest.MaxRenderDecodedSize)
 	parallel.Do(len(inputs), func(i int) {
 		file := inputs[i].path
@@ -196,16 +292,20 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 			errs[i] = &manifest.Error{File: file, Err: err}
 			return
 		}
-		var b []byte
-		var err error
-		if file == "-" {
-			b = stdinData
-		} else if b, err = r.ReadFile(file); err != nil {
-			errs[i] = &manifest.Error{File: file, Err: err}
+		b := in.raw[i]
+		in.raw[i] = nil
+		if errs[i] != nil {
 			return
-		} else if n := read.Add(int64(len(b)) - inputs[i].size); total+n > MaxRenderInputSize {
-			errs[i] = &manifest.Error{File: file, Err: inputsTooLarge(total + n)}
-			return
+		}
+		if b == nil && file != "-" {
+			var err error
+			if b, err = r.ReadFile(file); err != nil {
+				errs[i] = &manifest.Error{File: file, Err: err}
+				return
+			}
+			if sha256.Sum256(b) != in.sums[i] {
+				in.changed.Store(true)
+			}
 		}
 		if inputs[i].candidate && !k.namesSpecAPI(b) {
 			return // a file of a chart
@@ -223,7 +323,6 @@ func Inputs(ctx context.Context, root string, reg generators.Registry, paths []s
 		}
 		// b is dropped here: only the objects stay.
 	})
-	stdinData = nil
 	// The files and folders specs read are their sources, not objects of
 	// the render: the files that wait are decoded unless they are one.
 	used := k.sources(docs, root)

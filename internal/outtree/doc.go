@@ -2,11 +2,16 @@
 // (the output tree), without trusting their content: names come from
 // objects, a committed tree from a pull request.
 //
-// Write puts a tree in place whole (built aside, then swapped in with one
-// atomic exchange) under a lock, through an os.Root so that no path
-// leaves the folder. Read and OpenFS read a tree back. RecordFile marks a
-// folder as a rendered tree (never input again); Header starts its
-// kustomization.yaml files.
+// Write puts a new tree in place whole (built aside, then renamed or
+// exchanged in) and updates an existing one in place, replacing only the
+// files whose bytes changed (each renamed over the old one) and removing
+// those no longer produced, under a journal (MarkerFile) renamed into the
+// tree as its commit point: a kill leaves the old tree, the new one, or a
+// tree holding the journal, which Read and OpenFS refuse (ErrInterrupted)
+// and the next Write (or Finish) completes. Everything goes through
+// descriptors that never leave the folder. Read and OpenFS read a tree
+// back. RecordFile marks a folder as a rendered tree (never input again);
+// Header starts its kustomization.yaml files.
 //
 // WriteIn confines the output folder's parents to an anchor (the render's
 // root, through fsroot) and makes them there only; the lock file is

@@ -8,6 +8,8 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"golang.org/x/sys/unix"
@@ -40,13 +42,58 @@ func readTree(dir string) (map[string][]byte, error) {
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
-	r := treeReader{dir: dir, files: map[string][]byte{}}
-	err = r.folder(fd, "", 0)
-	unix.Close(fd)
+	defer unix.Close(fd)
+	entries, err := readDirFd(fd)
 	if err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	// The top's folders (namespaces, _flux, ...) are read by several
+	// readers at once: a tree is latency-bound, one system call per step.
+	// Errors are kept per entry, so the first one in name order is
+	// reported, as a single reader would.
+	errs := make([]error, len(entries))
+	readers := make([]*treeReader, len(entries))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(entries) {
+					return
+				}
+				r := &treeReader{dir: dir, files: map[string][]byte{}}
+				readers[i], errs[i] = r, r.entry(fd, "", entries[i], 0)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := firstError(errs); err != nil {
 		return nil, err
 	}
-	return r.files, nil
+	n := 0
+	for _, r := range readers {
+		n += len(r.files)
+	}
+	files := make(map[string][]byte, n)
+	for _, r := range readers {
+		for p, b := range r.files {
+			files[p] = b
+		}
+	}
+	return files, nil
+}
+
+// firstError is the first non-nil error of errs, or nil.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type treeReader struct {
@@ -65,37 +112,43 @@ func (r *treeReader) folder(fd int, rel string, depth int) error {
 		return fmt.Errorf("%s: %w", filepath.Join(r.dir, rel), err)
 	}
 	for _, e := range entries {
-		p := path.Join(rel, e.name)
-		if e.typ == unix.DT_UNKNOWN {
-			// A file system that does not fill in d_type: ask.
-			var st unix.Stat_t
-			if err := unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-				return &fs.PathError{Op: "stat", Path: filepath.Join(r.dir, p), Err: err}
-			}
-			e.typ = direntType(st.Mode)
-		}
-		switch e.typ {
-		case unix.DT_DIR:
-			sub, err := unix.Openat(fd, e.name, openDir, 0)
-			if err != nil {
-				return r.openError(p, err)
-			}
-			err = r.folder(sub, p, depth+1)
-			unix.Close(sub)
-			if err != nil {
-				return err
-			}
-		case unix.DT_REG:
-			b, err := r.file(fd, e.name)
-			if err != nil {
-				return fmt.Errorf("%s: %w", filepath.Join(r.dir, p), err)
-			}
-			r.files[p] = b
-		default:
-			return fmt.Errorf("%s: %w: it is a %s", filepath.Join(r.dir, p), fsroot.ErrNotRegular, fsroot.ModeName(direntMode(e.typ)))
+		if err := r.entry(fd, rel, e, depth); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// entry reads the entry e of the folder open as fd (slash path rel): a
+// folder below it, or a regular file.
+func (r *treeReader) entry(fd int, rel string, e dirent, depth int) error {
+	p := path.Join(rel, e.name)
+	if e.typ == unix.DT_UNKNOWN {
+		// A file system that does not fill in d_type: ask.
+		var st unix.Stat_t
+		if err := unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return &fs.PathError{Op: "stat", Path: filepath.Join(r.dir, p), Err: err}
+		}
+		e.typ = direntType(st.Mode)
+	}
+	switch e.typ {
+	case unix.DT_DIR:
+		sub, err := unix.Openat(fd, e.name, openDir, 0)
+		if err != nil {
+			return r.openError(p, err)
+		}
+		err = r.folder(sub, p, depth+1)
+		unix.Close(sub)
+		return err
+	case unix.DT_REG:
+		b, err := r.file(fd, e.name)
+		if err != nil {
+			return fmt.Errorf("%s: %w", filepath.Join(r.dir, p), err)
+		}
+		r.files[p] = b
+		return nil
+	}
+	return fmt.Errorf("%s: %w: it is a %s", filepath.Join(r.dir, p), fsroot.ErrNotRegular, fsroot.ModeName(direntMode(e.typ)))
 }
 
 // openError names what an openat of a folder entry met: a symlink planted

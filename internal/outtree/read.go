@@ -16,14 +16,28 @@ import (
 // missing dir is an empty tree. A tree holds only folders and regular
 // files of at most fsroot.MaxFileSize bytes: a symlink (or dir itself being
 // one) or a special file is fsroot.ErrNotRegular, never followed, so that
-// comparing a committed tree never shows a file from elsewhere.
+// comparing a committed tree never shows a file from elsewhere. A tree
+// holding MarkerFile (a render was killed while it updated the tree) is
+// ErrInterrupted.
 func Read(dir string) (map[string][]byte, error) {
 	if err := checkTreeDir(dir); errors.Is(err, fs.ErrNotExist) {
 		return map[string][]byte{}, nil
 	} else if err != nil {
 		return nil, err
 	}
-	return readFiles(dir)
+	files, err := readFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := files[MarkerFile]; ok {
+		return nil, interrupted(dir)
+	}
+	return files, nil
+}
+
+// interrupted is the error of a tree holding MarkerFile.
+func interrupted(dir string) error {
+	return fmt.Errorf("%s: %w while it replaced files (it holds %s): render it again to finish the update", dir, ErrInterrupted, MarkerFile)
 }
 
 // readPortable is Read's walk through os.Root, where no faster one is
@@ -120,11 +134,16 @@ type FS struct {
 }
 
 // OpenFS opens the tree at dir. A missing dir is an error wrapping
-// fs.ErrNotExist; dir being a symlink is fsroot.ErrNotRegular.
+// fs.ErrNotExist; dir being a symlink is fsroot.ErrNotRegular; a tree
+// holding MarkerFile is ErrInterrupted.
 func OpenFS(dir string) (*FS, error) {
 	root, err := openTree(dir)
 	if err != nil {
 		return nil, err
+	}
+	if _, err := root.Lstat(MarkerFile); err == nil {
+		root.Close()
+		return nil, interrupted(dir)
 	}
 	return &FS{root: root}, nil
 }

@@ -332,8 +332,9 @@ func TestWriteConcurrent(t *testing.T) {
 }
 
 // TestWriteKilled kills a process writing a tree at random moments: the
-// folder always holds a whole tree (the previous or the new one), and
-// the next render leaves nothing else behind.
+// folder always holds a whole tree (the previous or the new one), or a
+// tree marked as interrupted (Read refuses it) that Finish turns into the
+// new one; the next render leaves nothing else behind.
 func TestWriteKilled(t *testing.T) {
 	if os.Getenv("TREE_TEST_WRITER") != "" {
 		return
@@ -348,6 +349,7 @@ func TestWriteKilled(t *testing.T) {
 		t.Fatal(err)
 	}
 	const kills = 20
+	marked := 0
 	for i := 1; i <= kills; i++ {
 		cmd := exec.Command(exe, "-test.run=^TestWriteKilledHelper$")
 		cmd.Env = append(os.Environ(), "TREE_TEST_WRITER="+dir, "TREE_TEST_VERSION="+strconv.Itoa(i))
@@ -358,6 +360,15 @@ func TestWriteKilled(t *testing.T) {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		got, err := Read(dir)
+		if errors.Is(err, ErrInterrupted) {
+			marked++
+			if err := Finish(context.Background(), dir); err != nil {
+				t.Fatalf("kill %d: finishing: %v", i, err)
+			}
+			if got, err = Read(dir); err == nil && string(got["kustomization.yaml"]) != Header+strconv.Itoa(i) {
+				t.Fatalf("kill %d: finishing an interrupted update gave version %q, not the new one", i, got["kustomization.yaml"])
+			}
+		}
 		if err != nil {
 			t.Fatalf("kill %d: %v", i, err)
 		}
@@ -366,6 +377,7 @@ func TestWriteKilled(t *testing.T) {
 			t.Fatalf("kill %d: %s does not hold a whole tree (version %q, %d files)", i, dir, v, len(got))
 		}
 	}
+	t.Logf("%d kills, %d left the tree marked as interrupted", kills, marked)
 	if err := Write(dir, bigTree("last")); err != nil {
 		t.Fatal(err)
 	}

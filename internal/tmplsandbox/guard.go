@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"text/template"
 	"unicode/utf8"
 )
@@ -75,8 +76,11 @@ func (b *Budget) wrap(name string, fn any) any {
 		if merge && len(args) > 0 && cyclic(args[0]) {
 			panic(b.fail("%s: the result would contain itself (a cycle)", name))
 		}
-		if nondet && b.Called != nil {
-			b.Called(name)
+		if nondet {
+			nondetCalls.Add(1)
+			if b.Called != nil {
+				b.Called(name)
+			}
 		}
 		if len(out) > 0 {
 			if err := b.spend(name, shallowSize(out[0])); err != nil {
@@ -86,6 +90,17 @@ func (b *Budget) wrap(name string, fn any) any {
 		return out
 	}).Interface()
 }
+
+// nondetCalls counts the calls of Nondeterministic functions that
+// templates made in this process.
+var nondetCalls atomic.Int64
+
+// NondeterministicCalls returns how many calls of Nondeterministic
+// functions templates made in this process so far: a render during which
+// it grew may give other output when run again, so a cache of whole
+// renders keeps none of those (a cached result must be what a full
+// render gives).
+func NondeterministicCalls() int64 { return nondetCalls.Load() }
 
 // Nondeterministic reports whether the function name returns something
 // else on every call (random values, keys, the clock).

@@ -361,18 +361,25 @@ func runCase(t *testing.T, name string, c *Case, mode string) {
 	}
 
 	// The file system: a failure changes nothing at all; a success
-	// changes DIR only (and removes what the case says it removes).
+	// changes DIR only (and removes what the case says it removes), and
+	// the tree cache (docs/tree.md).
 	if failed || !treeMode(mode) {
 		for _, ch := range changes(before, after) {
 			fail("file system: %s", ch)
 		}
 	} else {
-		skip := []string{"a/case/" + c.Dir}
+		const cache = "a/case/home/.cache" // the user's cache folder
+		skip := []string{"a/case/" + c.Dir, cache}
 		for _, p := range c.Removes {
 			skip = append(skip, "a/case/"+p)
 		}
 		for _, ch := range changes(before.without(skip...), after.without(skip...)) {
 			fail("file system outside DIR: %s", ch)
+		}
+		for p := range after {
+			if strings.HasPrefix(p, cache+"/") && !strings.HasPrefix(cache+"/wavesmith/trees/", p+"/") && !strings.HasPrefix(p, cache+"/wavesmith/trees/") {
+				fail("file system: %s: in the user's cache, only the tree cache (wavesmith/trees) may be written", p)
+			}
 		}
 		for _, p := range c.Removes {
 			if _, err := os.Lstat(filepath.Join(root, p)); err == nil {

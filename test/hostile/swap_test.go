@@ -95,10 +95,32 @@ func killSeed(t *testing.T) uint64 {
 	return seed
 }
 
+// markerFile is outtree.MarkerFile: the journal of an in-place update a
+// killed render left in the tree.
+const markerFile = ".wavesmith-tree.rendering"
+
+// treeState says what a killed render left at DIR: the old tree, the new
+// one, a tree marked as interrupted (it holds the journal of the update:
+// check refuses it, the next render finishes it), or a mix of old and new
+// files without the mark, which the guarantee rules out.
+func treeState(snap snapshot, oldDigest, newDigest string) string {
+	_, marked := snap[markerFile]
+	switch {
+	case snap.digest() == oldDigest:
+		return "old tree"
+	case snap.digest() == newDigest:
+		return "new tree"
+	case marked:
+		return "marked as interrupted"
+	}
+	return "a mixed tree"
+}
+
 // TestKillDuringTreeSwap SIGKILLs 'render -o DIR --flux' at random points
-// while it replaces an existing tree: DIR must always exist and be exactly
-// the old or the new tree, and the next render must leave nothing of the
-// killed one behind.
+// while it updates an existing tree: DIR must always exist and be exactly
+// the old tree, the new tree, or a tree marked as interrupted that check
+// refuses; the next render must finish the new tree (rendering over it)
+// and leave nothing of the killed one behind.
 func TestKillDuringTreeSwap(t *testing.T) {
 	needBinary(t)
 	const kills = 50
@@ -138,6 +160,21 @@ func TestKillDuringTreeSwap(t *testing.T) {
 	if newDigest == oldDigest {
 		t.Fatal("the old and the new tree are equal: the experiment would prove nothing")
 	}
+	// The control: a mix of old and new files without the mark is seen
+	// as one.
+	mixed := snapshot{}
+	for k, v := range mustTake(t, oldTree) {
+		mixed[k] = v
+	}
+	n := 0
+	for k, v := range newSnap {
+		if n++; n%2 == 0 {
+			mixed[k] = v
+		}
+	}
+	if got := treeState(mixed, oldDigest, newDigest); got != "a mixed tree" {
+		t.Fatalf("a mix of the old and the new tree is classified %q: the experiment could not fail", got)
+	}
 	sort.Slice(durations, func(i, j int) bool { return durations[i] < durations[j] })
 	span := durations[1] * 6 / 5
 	t.Logf("old tree %s, new tree %s (%d entries); an uninterrupted render takes %s; kills land in [0, %s]", oldDigest, newDigest, len(newSnap), durations[1].Round(time.Millisecond), span.Round(time.Millisecond))
@@ -167,19 +204,25 @@ func TestKillDuringTreeSwap(t *testing.T) {
 
 		snap, err := take(dir)
 		info, lerr := os.Lstat(dir)
+		state := ""
 		switch {
 		case lerr != nil || !info.IsDir():
 			problems = append(problems, fmt.Sprintf("kill %d after %s: DIR does not exist as a folder (%v)", i, delay, lerr))
 			counts["DIR missing"]++
 		case err != nil:
 			problems = append(problems, fmt.Sprintf("kill %d after %s: reading DIR: %v", i, delay, err))
-		case snap.digest() == oldDigest:
-			counts["old tree"]++
-		case snap.digest() == newDigest:
-			counts["new tree"]++
 		default:
-			counts["a mixed tree"]++
-			problems = append(problems, fmt.Sprintf("kill %d after %s: DIR is neither the old nor the new tree: %s", i, delay, strings.Join(first(changes(newSnap, snap), 5), "; ")))
+			state = treeState(snap, oldDigest, newDigest)
+			counts[state]++
+			switch state {
+			case "a mixed tree":
+				problems = append(problems, fmt.Sprintf("kill %d after %s: DIR is neither the old nor the new tree, and not marked: %s", i, delay, strings.Join(first(changes(newSnap, snap), 5), "; ")))
+			case "marked as interrupted":
+				o := run{dir: work, env: baseEnv(work), args: []string{"check", "-o", dir}}.exec(t)
+				if o.code != 1 || !strings.Contains(string(o.stderr), "interrupted") {
+					problems = append(problems, fmt.Sprintf("kill %d: check of a tree marked as interrupted: %s, want exit 1 naming the interruption: %s", i, o.summary(), strings.TrimSpace(string(o.stderr))))
+				}
+			}
 		}
 		leftover := strays(t, parent, "out")
 		if len(leftover) > 0 {
@@ -193,8 +236,10 @@ func TestKillDuringTreeSwap(t *testing.T) {
 			problems = append(problems, fmt.Sprintf("kill %d: the render after it failed: %s %s: %s", i, o.summary(), o.crash(), strings.TrimSpace(string(o.stderr))))
 			continue
 		}
+		// Finishing a marked tree makes it the new one: the render
+		// then renders over the new tree.
 		want := newSnap
-		if err == nil && snap.digest() == newDigest {
+		if state == "new tree" || state == "marked as interrupted" {
 			want = againSnap
 		}
 		if got := mustTake(t, dir); got.digest() != want.digest() {

@@ -1,0 +1,397 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/wavesmith/wavesmith/config"
+	"github.com/wavesmith/wavesmith/generators/helm"
+	"github.com/wavesmith/wavesmith/internal/argocdplugin"
+	"github.com/wavesmith/wavesmith/internal/load"
+	"github.com/wavesmith/wavesmith/internal/outtree"
+	"github.com/wavesmith/wavesmith/internal/tmplsandbox"
+	"github.com/wavesmith/wavesmith/internal/treecache"
+	"github.com/wavesmith/wavesmith/render"
+)
+
+// tree is what render -o DIR writes and check compares: the files, and
+// what the render said.
+type tree struct {
+	files          map[string][]byte
+	objects, specs int
+	// cached: the files come from the tree cache; their reads of the
+	// previous tree (Flux handoffs) are yet to be checked (replayPrevious;
+	// check does it under the tree's lock) and its warnings printed
+	// (printCached); a miss prints them as it renders.
+	cached *treecache.Entry
+	// release releases the tree's lock renderTree took (hold).
+	release func() error
+	// store keeps a rendered tree in the cache; the caller calls it once
+	// the tree is written (render) or compared (check): a failure writes
+	// nothing, outside the tree neither.
+	store func()
+}
+
+// printCached prints the warnings of a tree taken from the cache.
+func (f *renderFlags) printCached(c *cobra.Command, t *tree) {
+	if t.cached == nil || f.quiet {
+		return
+	}
+	for _, w := range t.cached.Warnings {
+		fmt.Fprintf(c.ErrOrStderr(), "warning: %s\n", w)
+	}
+}
+
+// renderTree renders the tree at dir, or takes it from the tree cache
+// (internal/treecache) when an entry of the same key is there and every
+// file and folder its specs read still holds what it held. The key is a
+// digest of everything else that decides the tree: the inputs' paths and
+// bytes, the settings, the Helm lock, the executable's content. A miss
+// renders as always and stores the result, unless a template called a
+// function whose result changes on every call (the next full render
+// would differ). A miss prints its warnings as it renders.
+//
+// With hold (check), the tree's lock is taken before the previous tree is
+// read (the cached tree's reads replayed, or the engines' files made) and
+// held when renderTree returns (tree.release): a render updating DIR in
+// the meantime is waited for, never half seen.
+func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bool) (_ *tree, err error) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(argocdplugin.Charts(c.Context(), os.Getenv), s.timeout)
+	defer cancel()
+	in, err := load.ReadInputs(ctx, s.opts.Root, s.opts.Generators, s.inputs, c.InOrStdin())
+	if err != nil {
+		return nil, err
+	}
+	release := func() error { return nil }
+	locked := false
+	lock := func() error {
+		if !hold || locked {
+			return nil
+		}
+		r, err := outtree.WaitLock(c.Context(), dir)
+		if err != nil {
+			return err
+		}
+		release, locked = r, true
+		return nil
+	}
+	defer func() {
+		if err != nil {
+			_ = release()
+		}
+	}()
+	tc := openTreeCache(s, dir, in)
+	if e := tc.lookup(); e != nil {
+		if err := lock(); err != nil {
+			return nil, err
+		}
+		if replayPrevious(dir, e) {
+			treeCacheHits.Add(1)
+			if f.verbose {
+				fmt.Fprintf(c.ErrOrStderr(), "%s: the tree of these inputs and settings is in the tree cache (%d specs): not rendered again, in %s\n", dir, e.Specs, time.Since(start).Round(time.Millisecond))
+			}
+			return &tree{files: e.Files, objects: e.Objects, specs: e.Specs, cached: e, release: release, store: func() {}}, nil
+		}
+		// The cached tree read another previous tree: render, outside
+		// the lock.
+		_ = release()
+		release, locked = func() error { return nil }, false
+	}
+	calls := tmplsandbox.NondeterministicCalls()
+	objs, res, err := f.renderRead(ctx, c, s, in, start)
+	if err != nil {
+		return nil, err
+	}
+	f.printWarnings(c, res)
+	var sources map[string]treecache.Sum
+	if tc != nil {
+		sources, err = render.SourceDigests(objs, s.opts)
+		if err != nil {
+			tc = nil // a source that cannot be hashed: render it every time
+		}
+	}
+	if err := lock(); err != nil {
+		return nil, err
+	}
+	rec := &previousRecorder{}
+	files, err := files(c, s, res, dir, rec)
+	if err != nil {
+		return nil, err
+	}
+	t := &tree{files: files, objects: len(res.Items), specs: len(res.Specs), release: release, store: func() {}}
+	if tc == nil || tmplsandbox.NondeterministicCalls() != calls || in.Changed() {
+		return t, nil
+	}
+	// What the specs read, hashed again after the render: a file that
+	// changed meanwhile may have been read in either state.
+	if again, err := render.SourceDigests(objs, s.opts); err != nil || !mapsEqual(again, sources) {
+		return t, nil
+	}
+	e := &treecache.Entry{Key: tc.key, Sources: sources, Previous: rec.ops(), Objects: t.objects, Specs: t.specs, Files: files}
+	for _, w := range res.Warnings {
+		e.Warnings = append(e.Warnings, w.String())
+	}
+	t.store = func() { tc.store(e) }
+	return t, nil
+}
+
+// replayPrevious tells whether the reads of the previous tree at dir the
+// GitOps engines made for a cached tree give what they gave then.
+func replayPrevious(dir string, e *treecache.Entry) bool {
+	prev, err := outtree.OpenFS(dir)
+	switch {
+	case err == nil:
+		defer prev.Close()
+		return treecache.Replay(prev, e.Previous)
+	case errors.Is(err, fs.ErrNotExist):
+		return treecache.Replay(nil, e.Previous)
+	}
+	return false
+}
+
+// previousRecorder records the reads files makes of the previous tree.
+type previousRecorder struct {
+	mu     sync.Mutex
+	absent bool
+	r      *treecache.Recorder
+}
+
+func (p *previousRecorder) wrap(fsys fs.FS) fs.FS {
+	if p == nil {
+		return fsys
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if fsys == nil {
+		p.absent = true
+		return nil
+	}
+	p.r = treecache.Record(fsys)
+	return p.r
+}
+
+func (p *previousRecorder) ops() []treecache.Op {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case p.absent:
+		return treecache.Absent()
+	case p.r != nil:
+		return p.r.Ops()
+	}
+	return nil
+}
+
+func mapsEqual(a, b map[string]treecache.Sum) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// treeCacheHits counts the trees taken from the cache (tests).
+var treeCacheHits atomic.Int64
+
+// staleKeyForTest leaves the inputs' bytes out of the key: the control
+// of the tests that compare cached and full renders (never set otherwise).
+var staleKeyForTest bool
+
+// treeCache is one render's use of the cache: the folder, the tree's slot
+// and the key.
+type treeCache struct {
+	c    *treecache.Cache
+	slot string
+	key  treecache.Sum
+	root string
+}
+
+// openTreeCache returns the cache of the tree at dir and the key of this
+// render, or nil when the cache is off (treecache.Env) or the key cannot
+// be made (an input that could not be read: the render reports it).
+func openTreeCache(s *setup, dir string, in *load.Read) *treeCache {
+	cdir, ok := treecache.Dir(os.Getenv)
+	if !ok {
+		return nil
+	}
+	c, err := treecache.Open(cdir)
+	if err != nil {
+		return nil
+	}
+	exe, err := c.Executable()
+	if err != nil {
+		return nil
+	}
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	key, ok := treeKey(s, absDir, in, exe)
+	if !ok {
+		return nil
+	}
+	return &treeCache{c: c, slot: treecache.Slot(absDir), key: key, root: s.root.Dir()}
+}
+
+// lookup returns the entry of the key whose sources still hold what they
+// held, or nil.
+func (t *treeCache) lookup() *treecache.Entry {
+	if t == nil {
+		return nil
+	}
+	e, err := t.c.Get(t.slot, t.key)
+	if err != nil {
+		return nil
+	}
+	paths := make([]string, 0, len(e.Sources))
+	for p := range e.Sources {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if d, err := render.SourceDigest(t.root, p); err != nil || d != e.Sources[p] {
+			return nil
+		}
+	}
+	return e
+}
+
+// store keeps e; a cache that cannot be written costs the next render
+// its speed only.
+func (t *treeCache) store(e *treecache.Entry) {
+	if t != nil {
+		_ = t.c.Put(t.slot, e)
+	}
+}
+
+// treeKey is the digest of everything that decides the tree at absDir
+// before decoding: the executable, the working folder, root and output,
+// the inputs as named and every file read (path and bytes), the merged
+// settings and the render options they became, and the Helm lock. What
+// specs read is known only after decoding: the entry holds it
+// (treecache.Entry.Sources).
+func treeKey(s *setup, absDir string, in *load.Read, exe treecache.Sum) (treecache.Sum, bool) {
+	h := sha256.New()
+	field := func(v string) { keyField(h, v) }
+	field("wavesmith tree cache key v1")
+	h.Write(exe[:])
+	field(buildInfo())
+	cwd, err := os.Getwd()
+	if err != nil {
+		return treecache.Sum{}, false
+	}
+	field(cwd)
+	field(s.root.Dir())
+	field(absDir)
+	repo, found := load.FindRepository(filepath.Dir(absDir))
+	field(fmt.Sprint(repo, found))
+	keyCount(h, len(s.inputs))
+	for _, p := range s.inputs {
+		field(p)
+	}
+	spec := s.merged.Spec
+	spec.Output = ""  // absDir
+	spec.Inputs = nil // s.inputs, as resolved (check reads them from the record)
+	field(string(config.Encode(spec, "key")))
+	o := s.opts
+	field(string(o.Platform))
+	field(o.Namespace)
+	keys := make([]string, 0, len(o.Defaults))
+	for k := range o.Defaults {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	keyCount(h, len(keys))
+	for _, k := range keys {
+		field(k)
+		field(o.Defaults[k])
+	}
+	field(o.KubeVersion)
+	keyCount(h, len(o.APIVersions))
+	for _, v := range o.APIVersions {
+		field(v)
+	}
+	field(o.PartOf)
+	field(fmt.Sprint(o.KeepInputs, o.DiscardObjects))
+	if o.Scope != nil {
+		field(string(o.Scope.Format()))
+	} else {
+		field("no scope")
+	}
+	if o.Generators != nil {
+		kinds := slices.Clone(o.Generators.Kinds())
+		sort.Strings(kinds)
+		for _, k := range kinds {
+			field(k)
+		}
+	}
+	for _, d := range o.Engines {
+		field(fmt.Sprintf("engine %T", d))
+	}
+	for _, d := range o.Dialects {
+		field(fmt.Sprintf("dialect %T", d))
+	}
+	lock, err := s.root.ReadFile(filepath.Join(s.root.Dir(), helm.LockFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		field("no lock")
+	case err != nil:
+		return treecache.Sum{}, false
+	default:
+		field("lock")
+		field(string(lock))
+	}
+	ok := true
+	in.Each(func(p string, sum [sha256.Size]byte, err error) {
+		if err != nil {
+			ok = false
+			return
+		}
+		field(p)
+		if !staleKeyForTest {
+			h.Write(sum[:])
+		}
+	})
+	var k treecache.Sum
+	h.Sum(k[:0])
+	return k, ok
+}
+
+func keyField(h hash.Hash, s string) {
+	keyCount(h, len(s))
+	h.Write([]byte(s))
+}
+
+func keyCount(h hash.Hash, n int) {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(n))
+	h.Write(b[:])
+}
+
+var buildInfo = sync.OnceValue(func() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "no build info"
+	}
+	return info.String()
+})

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wavesmith/wavesmith/internal/outtree"
+	"github.com/wavesmith/wavesmith/internal/treecache"
+)
+
+// editRoot is a root of Kaoto specs and a Component whose kustomization
+// reads comp/, edited at random.
+type editRoot struct {
+	t     *testing.T
+	dir   string
+	specs map[int]string // name index -> image tag and wave
+	next  int
+	cm    int
+	flags []string
+}
+
+func (r *editRoot) write(rel, s string) {
+	r.t.Helper()
+	p := filepath.Join(r.dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *editRoot) writeSpec(i int) {
+	tag, wave, _ := strings.Cut(r.specs[i], "/")
+	ann := ""
+	if wave != "" {
+		ann = fmt.Sprintf("  annotations:\n    wavesmith.io/apply-order: %q\n", wave)
+	}
+	r.write(fmt.Sprintf("specs/k%d.yaml", i), fmt.Sprintf("apiVersion: designer.kaoto.io/v1alpha1\nkind: Kaoto\nmetadata:\n  name: k%d\n  namespace: team\n%sspec:\n  image: quay.io/kaotoio/kaoto-app:%s\n  ingress:\n    host: k%d.example.com\n", i, ann, tag, i))
+}
+
+func (r *editRoot) writeConfigMap() {
+	r.write("comp/cm.yaml", fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shop-settings\ndata:\n  version: %q\n", fmt.Sprint(r.cm)))
+}
+
+func newEditRoot(t *testing.T) *editRoot {
+	r := &editRoot{t: t, dir: t.TempDir(), specs: map[int]string{}}
+	t.Chdir(r.dir)
+	if err := os.Mkdir(filepath.Join(r.dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 4; i++ {
+		r.specs[i] = "2.4.0/"
+		r.writeSpec(i)
+	}
+	r.next = 4
+	r.write("specs/comp.yaml", "apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata:\n  name: shop\n  namespace: ops\nspec:\n  source:\n    kustomization:\n      path: ../comp\n")
+	r.write("comp/kustomization.yaml", "resources:\n- cm.yaml\n")
+	r.writeConfigMap()
+	return r
+}
+
+// edit makes one random change and says which.
+func (r *editRoot) edit(rng *rand.Rand) string {
+	var keys []int
+	for k := range r.specs {
+		keys = append(keys, k)
+	}
+	pick := func() int { return keys[rng.IntN(len(keys))] }
+	switch rng.IntN(7) {
+	case 0:
+		return "nothing"
+	case 1:
+		i := r.next
+		r.next++
+		r.specs[i] = "2.4.0/"
+		r.writeSpec(i)
+		return fmt.Sprintf("add k%d", i)
+	case 2:
+		i := pick()
+		r.specs[i] = fmt.Sprintf("2.4.%d/", rng.IntN(5))
+		r.writeSpec(i)
+		return fmt.Sprintf("change k%d", i)
+	case 3:
+		i := pick()
+		tag, _, _ := strings.Cut(r.specs[i], "/")
+		r.specs[i] = tag + "/" + fmt.Sprint(rng.IntN(3)+1)
+		r.writeSpec(i)
+		return fmt.Sprintf("move k%d to wave %s", i, r.specs[i])
+	case 4:
+		if len(keys) == 1 {
+			return "nothing"
+		}
+		i := pick()
+		delete(r.specs, i)
+		if err := os.Remove(filepath.Join(r.dir, "specs", fmt.Sprintf("k%d.yaml", i))); err != nil {
+			r.t.Fatal(err)
+		}
+		return fmt.Sprintf("remove k%d", i)
+	case 5:
+		r.cm++
+		r.writeConfigMap()
+		return "change the file the Component reads"
+	default:
+		settings := [][]string{nil, {"--platform", "openshift"}, {"--namespace", "elsewhere"}}
+		r.flags = settings[rng.IntN(len(settings))]
+		return fmt.Sprintf("settings %q", r.flags)
+	}
+}
+
+// render renders the root into out, with the cache folder cache ("off":
+// none), and fails the test unless it succeeds.
+func (r *editRoot) render(out, cache string, tree []string) {
+	r.t.Helper()
+	r.t.Setenv(treecache.Env, cache)
+	args := append([]string{"render", filepath.Join(r.dir, "specs"), "--root", r.dir, "-o", filepath.Join(r.dir, out), "-q"}, tree...)
+	if code, _, stderr := wavesmith(r.t, "", append(args, r.flags...)...); code != 0 {
+		r.t.Fatalf("%q: exit %d: %s", args, code, stderr)
+	}
+}
+
+func readTree(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	files, err := outtree.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// randomEdits applies steps random edits and renders each state twice:
+// incrementally into inc with the tree cache, and with no cache into full
+// over a copy of the same previous tree (Flux handoffs depend on it).
+// It returns the steps whose trees differ.
+func randomEdits(t *testing.T, seed uint64, steps int, tree []string) (differ []string, hits int64) {
+	r := newEditRoot(t)
+	rng := rand.New(rand.NewPCG(seed, 0))
+	cache := t.TempDir()
+	inc, full := filepath.Join(r.dir, "inc"), filepath.Join(r.dir, "full")
+	before := treeCacheHits.Load()
+	for step := 0; step < steps; step++ {
+		what := "first render"
+		if step > 0 {
+			what = r.edit(rng)
+		}
+		if err := os.RemoveAll(full); err != nil {
+			t.Fatal(err)
+		}
+		if step > 0 {
+			if err := os.CopyFS(full, os.DirFS(inc)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r.render("full", "off", tree)
+		r.render("inc", cache, tree)
+		if diff := cmp.Diff(readTree(t, full), readTree(t, inc)); diff != "" {
+			differ = append(differ, fmt.Sprintf("step %d (%s): -full +incremental:\n%s", step, what, diff))
+		}
+		t.Setenv(treecache.Env, cache)
+		if code, stdout, stderr := wavesmith(t, "", append([]string{"check", "-o", inc, "--root", r.dir}, r.flags...)...); code != 0 {
+			differ = append(differ, fmt.Sprintf("step %d (%s): check of the tree just rendered: exit %d\n%s%s", step, what, code, stdout, stderr))
+		}
+	}
+	return differ, treeCacheHits.Load() - before
+}
+
+func TestTreeCacheRandomEdits(t *testing.T) {
+	for _, mode := range []struct {
+		name string
+		tree []string
+	}{
+		{"plain", nil},
+		{"flux-argocd", []string{"--flux", "--argocd", "--tree-path", "rendered", "--argocd-repo", "https://git.example.com/platform.git"}},
+	} {
+		for _, seed := range []uint64{1, 2, 3} {
+			t.Run(fmt.Sprintf("%s/seed-%d", mode.name, seed), func(t *testing.T) {
+				differ, hits := randomEdits(t, seed, 12, mode.tree)
+				for _, d := range differ {
+					t.Error(d)
+				}
+				if hits == 0 {
+					t.Error("no render or check took its tree from the cache: the comparison proves nothing")
+				}
+				t.Logf("%d trees taken from the cache", hits)
+			})
+		}
+	}
+}
+
+// TestTreeCacheStaleKeyControl: with a key that leaves the inputs' bytes
+// out, the comparison of TestTreeCacheRandomEdits fails.
+func TestTreeCacheStaleKeyControl(t *testing.T) {
+	staleKeyForTest = true
+	defer func() { staleKeyForTest = false }()
+	differ, _ := randomEdits(t, 1, 12, nil)
+	if len(differ) == 0 {
+		t.Fatal("a stale key went unnoticed: the comparison cannot fail")
+	}
+	t.Logf("%d steps differ with a stale key, as they must", len(differ))
+}
+
+// TestTreeCacheSkipsNondeterministicTemplates: a chart whose template
+// calls a function whose result changes on every call (here the clock) is
+// rendered again every time, never taken from the cache: a cached tree
+// must be what a full render gives. The same chart without the call is
+// the control: its second render is a hit.
+func TestTreeCacheSkipsNondeterministicTemplates(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		hit         bool
+	}{
+		{"the clock", `{{ now | date "2006-01-02T15:04:05.000000000" }}`, false},
+		{"the control: a constant", `fixed`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			t.Chdir(root)
+			t.Setenv(treecache.Env, t.TempDir())
+			if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			r := &editRoot{t: t, dir: root}
+			r.write("chart/Chart.yaml", "apiVersion: v2\nname: clock\nversion: 0.1.0\n")
+			r.write("chart/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: clock\ndata:\n  at: \""+tc.value+"\"\n")
+			r.write("specs/comp.yaml", "apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata:\n  name: clock\n  namespace: ops\nspec:\n  source:\n    chart:\n      path: ../chart\n")
+			for i := 0; i < 2; i++ {
+				before := treeCacheHits.Load()
+				r.render("out", os.Getenv(treecache.Env), nil)
+				if hit := treeCacheHits.Load() > before; i == 1 && hit != tc.hit {
+					t.Errorf("second render taken from the cache: %v, want %v", hit, tc.hit)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,55 @@
+package load
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/wavesmith/wavesmith/generators/builtin"
+)
+
+// TestReadInputsRereads: files beyond maxHeld are dropped after reading
+// and read again by Decode; a file changed in between is decoded as it is
+// now and reported (Changed), as the digests Each gave are the old ones.
+func TestReadInputsRereads(t *testing.T) {
+	defer func(v int64) { maxHeld = v }(maxHeld)
+	maxHeld = 1 // nothing held
+	root := t.TempDir()
+	cm := func(v string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  namespace: demo\ndata:\n  v: " + v + "\n"
+	}
+	file := filepath.Join(root, "cm.yaml")
+	for _, tc := range []struct {
+		name    string
+		change  bool
+		want    string
+		changed bool
+	}{{"unchanged", false, "one", false}, {"changed between", true, "two", true}} {
+		if err := os.WriteFile(file, []byte(cm("one")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in, err := ReadInputs(context.Background(), root, builtin.Registry(), []string{file}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		in.Each(func(string, [32]byte, error) { n++ })
+		if n != 1 || in.raw[0] != nil {
+			t.Fatalf("%s: %d files, held %v: want one, dropped", tc.name, n, in.raw[0] != nil)
+		}
+		if tc.change {
+			if err := os.WriteFile(file, []byte(cm("two")), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		objs, err := in.Decode(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := objs[0].Map["data"].(map[string]any)
+		if len(objs) != 1 || data["v"] != tc.want || in.Changed() != tc.changed {
+			t.Errorf("%s: decoded %v, changed %v; want v=%s, changed %v", tc.name, data, in.Changed(), tc.want, tc.changed)
+		}
+	}
+}

@@ -1,0 +1,256 @@
+package outtree
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// update brings the tree at dir (parent/base, a tree wavesmith wrote,
+// under the caller's lock) to files in place: only files whose bytes
+// differ are replaced (each renamed over the old one), only files no
+// longer wanted are removed; the others keep their inode and mtime. The
+// new files are written into a staging folder beside the tree first; the
+// journal of the update is then renamed into the tree as MarkerFile (the
+// commit point), the steps run, and the marker and staging folder are
+// removed. A kill before the commit leaves the old tree (and a staging
+// folder the next Write removes); after it, the tree holds MarkerFile
+// until the next Write finishes the journal. errNoUpdate: dir is missing
+// or empty, or its files cannot be read: replace it whole.
+func update(ctx context.Context, parent, base string, files map[string][]byte) error {
+	dir := filepath.Join(parent, base)
+	cur, err := readTree(dir)
+	if err != nil || len(cur) == 0 {
+		return errNoUpdate
+	}
+	j := plan(cur, files)
+	if j == nil {
+		return nil
+	}
+	staging, err := os.MkdirTemp(parent, tempPrefix(base))
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrWrite, err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			_ = os.RemoveAll(staging)
+		}
+	}()
+	j.staging = filepath.Base(staging)
+	sfd, err := unix.Open(staging, openDir, 0)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrWrite, &fs.PathError{Op: "open", Path: staging, Err: err})
+	}
+	defer unix.Close(sfd)
+	if err := stage(ctx, sfd, j.puts, files); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w: %s: interrupted: %w", ErrWrite, dir, ctx.Err())
+		}
+		return writeError(dir, err)
+	}
+	if err := writeNewFd(sfd, "marker", j.encode()); err != nil {
+		return writeError(dir, err)
+	}
+	tfd, err := unix.Open(dir, openDir, 0)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrWrite, &fs.PathError{Op: "open", Path: dir, Err: err})
+	}
+	defer unix.Close(tfd)
+	if TestHookBeforeSwap != nil {
+		TestHookBeforeSwap(ctx)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%w: %s: interrupted: %w", ErrWrite, dir, err)
+	}
+	if err := unix.Renameat(sfd, "marker", tfd, MarkerFile); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrWrite, dir, err)
+	}
+	committed = true // from here on, the journal runs to its end
+	if err := apply(tfd, sfd, j); err != nil {
+		return fmt.Errorf("%w: %s: %w (it holds %s: render again to finish the update)", ErrWrite, dir, err, MarkerFile)
+	}
+	if err := unix.Unlinkat(tfd, MarkerFile, 0); err != nil {
+		return fmt.Errorf("%w: %s: removing %s: %v", ErrWrite, dir, MarkerFile, err)
+	}
+	if err := os.RemoveAll(staging); err != nil {
+		return fmt.Errorf("%w: %s was written, but removing %s: %w", ErrCleanup, dir, staging, err)
+	}
+	return nil
+}
+
+// stage writes the files of puts into the staging folder open as sfd,
+// named by their index, with several writers.
+func stage(ctx context.Context, sfd int, puts []string, files map[string][]byte) error {
+	var next atomic.Int64
+	var failed atomic.Bool
+	errs := make([]error, len(puts))
+	var wg sync.WaitGroup
+	for w := 0; w < min(4, len(puts)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(puts) || failed.Load() || ctx.Err() != nil {
+					return
+				}
+				if err := writeNewFd(sfd, stagedName(i), files[puts[i]]); err != nil {
+					errs[i] = &fs.PathError{Op: "write", Path: puts[i], Err: err}
+					failed.Store(true)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// apply runs the steps of j on the tree open as tfd, taking the new files
+// from the staging folder open as sfd. Every step may have run before (a
+// killed update finished again): a file or folder already gone, a folder
+// already made, a staged file already moved are skipped. No step follows
+// a symlink.
+func apply(tfd, sfd int, j *journal) error {
+	open := map[string]int{"": tfd}
+	defer func() {
+		for d, fd := range open {
+			if d != "" {
+				unix.Close(fd)
+			}
+		}
+	}()
+	folder := func(d string) (int, error) {
+		if d == "." {
+			d = ""
+		}
+		if fd, ok := open[d]; ok {
+			return fd, nil
+		}
+		fd, err := openBelow(tfd, d)
+		if err != nil {
+			return -1, err
+		}
+		open[d] = fd
+		return fd, nil
+	}
+	forget := func() {
+		for d, fd := range open {
+			if d != "" {
+				unix.Close(fd)
+				delete(open, d)
+			}
+		}
+	}
+	gone := func(err error) bool {
+		return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR)
+	}
+	for _, p := range j.dels {
+		fd, err := folder(path.Dir(p))
+		if gone(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		// EISDIR: a later step made a folder there (this journal runs again).
+		if err := unix.Unlinkat(fd, path.Base(p), 0); err != nil && !gone(err) && !errors.Is(err, unix.EISDIR) {
+			return &fs.PathError{Op: "remove", Path: p, Err: err}
+		}
+	}
+	forget()
+	for _, d := range j.rmdirs {
+		fd, err := folder(path.Dir(d))
+		if gone(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		err = unix.Unlinkat(fd, path.Base(d), unix.AT_REMOVEDIR)
+		if err != nil && !gone(err) && !errors.Is(err, unix.ENOTEMPTY) && !errors.Is(err, unix.EEXIST) {
+			return &fs.PathError{Op: "remove", Path: d, Err: err}
+		}
+	}
+	forget()
+	for _, d := range j.mkdirs {
+		fd, err := folder(path.Dir(d))
+		if err != nil {
+			return err
+		}
+		if err := unix.Mkdirat(fd, path.Base(d), 0o755); err != nil && !errors.Is(err, unix.EEXIST) {
+			return &fs.PathError{Op: "mkdir", Path: d, Err: err}
+		}
+	}
+	for i, p := range j.puts {
+		fd, err := folder(path.Dir(p))
+		if err != nil {
+			return err
+		}
+		err = unix.Renameat(sfd, stagedName(i), fd, path.Base(p))
+		if errors.Is(err, unix.ENOENT) {
+			var st unix.Stat_t
+			if serr := unix.Fstatat(sfd, stagedName(i), &st, unix.AT_SYMLINK_NOFOLLOW); errors.Is(serr, unix.ENOENT) {
+				continue // moved before: this journal runs again
+			}
+		}
+		if err != nil {
+			return &fs.PathError{Op: "rename", Path: p, Err: err}
+		}
+	}
+	return nil
+}
+
+// finish completes the update a killed Write left in the tree at
+// parent/base (its MarkerFile), under the caller's lock. A marker that
+// does not parse, or whose staging folder is gone (a tree committed
+// mid-update, a marker written by hand), is only removed: the Write that
+// follows compares every file with what it wants anyway. It returns the
+// problems it could not solve.
+func finish(parent, base string) []error {
+	dir := filepath.Join(parent, base)
+	tfd, err := unix.Open(dir, openDir, 0)
+	if err != nil {
+		return nil // no tree (or none to update in place: Write replaces it)
+	}
+	defer unix.Close(tfd)
+	var st unix.Stat_t
+	if err := unix.Fstatat(tfd, MarkerFile, &st, unix.AT_SYMLINK_NOFOLLOW); errors.Is(err, unix.ENOENT) {
+		return nil
+	}
+	remove := func() []error {
+		if err := unix.Unlinkat(tfd, MarkerFile, 0); err != nil && !errors.Is(err, unix.ENOENT) {
+			return []error{fmt.Errorf("removing %s: %w", filepath.Join(dir, MarkerFile), err)}
+		}
+		return nil
+	}
+	b, err := (&treeReader{dir: dir}).file(tfd, MarkerFile)
+	if err != nil {
+		return remove()
+	}
+	j, err := parseJournal(base, b)
+	if err != nil {
+		return remove()
+	}
+	staging := filepath.Join(parent, j.staging)
+	sfd, err := unix.Open(staging, openDir, 0)
+	if err != nil {
+		return remove()
+	}
+	defer unix.Close(sfd)
+	if err := apply(tfd, sfd, j); err != nil {
+		return []error{fmt.Errorf("finishing the interrupted update of %s: %w", dir, err)}
+	}
+	return remove()
+}

@@ -1,0 +1,379 @@
+// Package treecache keeps the last tree rendered into each output folder,
+// outside the tree (the user's cache folder), by a digest of everything
+// that decides it, so that `render -o DIR` and `check` of unchanged inputs
+// need not render again.
+//
+// What is on disk is hostile input: every file is read through
+// internal/fsroot (regular files only, no FIFO hang, fsroot.MaxFileSize),
+// an entry's index carries its own SHA-256 and the key it was stored
+// under, and each chunk of files is named by the SHA-256 of its content.
+// A missing, truncated, corrupt or foreign entry is a miss (ErrMiss): it
+// costs a full render, never a wrong tree.
+//
+// The door decides the key (cmd/wavesmith: the inputs' paths and bytes,
+// the settings, the Helm lock, the executable's content hash); an entry
+// adds what the key cannot hold because it is known only after decoding:
+// the digests of the files and folders specs read (Sources) and the reads
+// of the previous tree the GitOps engines made (Previous, see Recorder),
+// which the door checks again before it reuses the entry.
+package treecache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/wavesmith/wavesmith/internal/fsroot"
+)
+
+// Env names the cache folder ("off" disables the cache); without it, the
+// cache lives in os.UserCacheDir()/wavesmith/trees.
+const Env = "WAVESMITH_CACHE_DIR"
+
+// ErrMiss: no usable entry (none, or one that is corrupt, truncated, of
+// another key or another format).
+var ErrMiss = errors.New("tree cache miss")
+
+// Sum is a SHA-256 digest.
+type Sum = [sha256.Size]byte
+
+// Entry is one cached render of a tree.
+type Entry struct {
+	Key      Sum
+	Sources  map[string]Sum // absolute path -> digest (render.SourceDigests)
+	Previous []Op           // reads of the previous tree (Recorder)
+	Warnings []string       // as printed, one per line
+	Objects  int
+	Specs    int
+	Files    map[string][]byte
+}
+
+// Dir returns the cache folder getenv and the platform decide, and false
+// when the cache is off.
+func Dir(getenv func(string) string) (string, bool) {
+	switch v := getenv(Env); v {
+	case "off":
+		return "", false
+	case "":
+		d, err := os.UserCacheDir()
+		if err != nil {
+			return "", false
+		}
+		return filepath.Join(d, "wavesmith", "trees"), true
+	default:
+		abs, err := filepath.Abs(v)
+		return abs, err == nil
+	}
+}
+
+// Cache is a cache folder. Nothing is written to it but by Put: a render
+// that fails leaves no trace.
+type Cache struct {
+	dir string
+	// exe is the record of the executable's digest Executable computed,
+	// written by the next Put.
+	exe struct{ name, hex string }
+}
+
+// Open returns the cache folder dir; Put makes it (mode 0700) when
+// missing.
+func Open(dir string) (*Cache, error) {
+	return &Cache{dir: dir}, nil
+}
+
+// Slot names the entry of the tree at the absolute path dir: one entry
+// per output folder, replaced by each render, so the cache does not grow
+// with renders.
+func Slot(dir string) string {
+	s := sha256.Sum256([]byte(dir))
+	return hex.EncodeToString(s[:16])
+}
+
+const (
+	magic     = "wavesmith tree cache v1\n"
+	chunkSize = 4 << 20 // bytes of files per chunk, well below fsroot.MaxFileSize
+)
+
+func (c *Cache) index(slot string) string { return slot + ".idx" }
+func (c *Cache) chunk(slot string, s Sum) string {
+	return slot + "-" + hex.EncodeToString(s[:]) + ".chunk"
+}
+
+// Get returns the entry of slot stored under key, verified; an error
+// wrapping ErrMiss when there is none that is whole and of key.
+func (c *Cache) Get(slot string, key Sum) (*Entry, error) {
+	r, err := fsroot.OpenRoot(c.dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMiss, err)
+	}
+	defer r.Close()
+	b, err := r.ReadFile(filepath.Join(c.dir, c.index(slot)))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMiss, err)
+	}
+	e, chunks, err := decodeIndex(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrMiss, c.index(slot), err)
+	}
+	if e.Key != key {
+		return nil, fmt.Errorf("%w: another key", ErrMiss)
+	}
+	e.Files = map[string][]byte{}
+	for _, s := range chunks {
+		name := c.chunk(slot, s)
+		b, err := r.ReadFile(filepath.Join(c.dir, name))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrMiss, err)
+		}
+		if sha256.Sum256(b) != s {
+			return nil, fmt.Errorf("%w: %s: its content does not match its name", ErrMiss, name)
+		}
+		if err := decodeChunk(b, e.Files); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrMiss, name, err)
+		}
+	}
+	return e, nil
+}
+
+// Put stores e as the entry of slot, replacing the one before: chunks
+// first (those already there with the same content are kept), then the
+// index (each written aside and renamed), then the previous entry's
+// other chunks are removed. A reader racing a Put sees the old
+// entry, the new one, or a miss.
+func (c *Cache) Put(slot string, e *Entry) error {
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+		return err
+	}
+	if c.exe.name != "" {
+		_ = c.writeFile(c.exe.name, []byte(c.exe.hex))
+	}
+	paths := make([]string, 0, len(e.Files))
+	for p := range e.Files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var chunks []Sum
+	keep := map[string]bool{}
+	var buf bytes.Buffer
+	flush := func() error {
+		if buf.Len() == 0 {
+			return nil
+		}
+		s := sha256.Sum256(buf.Bytes())
+		chunks = append(chunks, s)
+		name := c.chunk(slot, s)
+		keep[name] = true
+		var err error
+		// A chunk of the same content is there already (its name is its
+		// digest; Get checks it): one changed spec rewrites one chunk.
+		if !c.holds(name, s) {
+			err = c.writeFile(name, buf.Bytes())
+		}
+		buf.Reset()
+		return err
+	}
+	top := ""
+	for _, p := range paths {
+		b := e.Files[p]
+		if len(b)+len(p)+20 > fsroot.MaxFileSize {
+			return fmt.Errorf("%s: %d bytes, too large to cache", p, len(b))
+		}
+		// A chunk ends with its top folder (a namespace of specs, _flux)
+		// or at chunkSize, so that a change elsewhere leaves it as it was.
+		first, _, _ := strings.Cut(p, "/")
+		if buf.Len()+len(b)+len(p)+20 > chunkSize || first != top {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		top = first
+		putBytes(&buf, []byte(p))
+		putBytes(&buf, b)
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	if err := c.writeFile(c.index(slot), encodeIndex(e, chunks)); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(c.dir)
+	if err != nil {
+		return err
+	}
+	for _, de := range entries {
+		n := de.Name()
+		if strings.HasPrefix(n, slot+"-") && strings.HasSuffix(n, ".chunk") && !keep[n] {
+			_ = os.Remove(filepath.Join(c.dir, n))
+		}
+	}
+	return nil
+}
+
+// holds reports whether the cache folder holds the file name with the
+// digest s (a spoiled chunk is written again, not kept).
+func (c *Cache) holds(name string, s Sum) bool {
+	r, err := fsroot.OpenRoot(c.dir)
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	b, err := r.ReadFile(filepath.Join(c.dir, name))
+	return err == nil && sha256.Sum256(b) == s
+}
+
+// writeFile writes name in the cache folder atomically.
+func (c *Cache) writeFile(name string, b []byte) error {
+	f, err := os.CreateTemp(c.dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(c.dir, name))
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+	}
+	return err
+}
+
+func putBytes(b *bytes.Buffer, s []byte) {
+	var n [binary.MaxVarintLen64]byte
+	b.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+	b.Write(s)
+}
+
+func putInt(b *bytes.Buffer, v int) {
+	var n [binary.MaxVarintLen64]byte
+	b.Write(n[:binary.PutUvarint(n[:], uint64(v))])
+}
+
+// reader reads what putBytes and putInt wrote, failing on anything short
+// or too long.
+type reader struct {
+	b   []byte
+	err error
+}
+
+func (r *reader) int() int {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 || v > uint64(len(r.b))+1<<20 {
+		r.err = errors.New("truncated or corrupt")
+		return 0
+	}
+	r.b = r.b[n:]
+	return int(v)
+}
+
+func (r *reader) bytes() []byte {
+	n := r.int()
+	if r.err != nil {
+		return nil
+	}
+	if n > len(r.b) {
+		r.err = errors.New("truncated")
+		return nil
+	}
+	s := r.b[:n:n]
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *reader) sum() Sum {
+	var s Sum
+	b := r.bytes()
+	if r.err == nil && len(b) != len(s) {
+		r.err = errors.New("corrupt digest")
+	}
+	copy(s[:], b)
+	return s
+}
+
+func encodeIndex(e *Entry, chunks []Sum) []byte {
+	var b bytes.Buffer
+	b.WriteString(magic)
+	putBytes(&b, e.Key[:])
+	sources := make([]string, 0, len(e.Sources))
+	for p := range e.Sources {
+		sources = append(sources, p)
+	}
+	sort.Strings(sources)
+	putInt(&b, len(sources))
+	for _, p := range sources {
+		s := e.Sources[p]
+		putBytes(&b, []byte(p))
+		putBytes(&b, s[:])
+	}
+	putInt(&b, len(e.Previous))
+	for _, op := range e.Previous {
+		putBytes(&b, []byte(op.Kind))
+		putBytes(&b, []byte(op.Name))
+		putBytes(&b, op.Sum[:])
+	}
+	putInt(&b, len(e.Warnings))
+	for _, w := range e.Warnings {
+		putBytes(&b, []byte(w))
+	}
+	putInt(&b, e.Objects)
+	putInt(&b, e.Specs)
+	putInt(&b, len(chunks))
+	for _, s := range chunks {
+		putBytes(&b, s[:])
+	}
+	s := sha256.Sum256(b.Bytes())
+	b.Write(s[:])
+	return b.Bytes()
+}
+
+func decodeIndex(b []byte) (*Entry, []Sum, error) {
+	if len(b) < len(magic)+sha256.Size || string(b[:len(magic)]) != magic {
+		return nil, nil, errors.New("not an index of this format")
+	}
+	body, tail := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
+	if s := sha256.Sum256(body); !bytes.Equal(s[:], tail) {
+		return nil, nil, errors.New("its digest does not match: truncated or corrupt")
+	}
+	r := &reader{b: body[len(magic):]}
+	e := &Entry{Key: r.sum(), Sources: map[string]Sum{}}
+	for n := r.int(); n > 0 && r.err == nil; n-- {
+		p := string(r.bytes())
+		e.Sources[p] = r.sum()
+	}
+	for n := r.int(); n > 0 && r.err == nil; n-- {
+		e.Previous = append(e.Previous, Op{Kind: string(r.bytes()), Name: string(r.bytes()), Sum: r.sum()})
+	}
+	for n := r.int(); n > 0 && r.err == nil; n-- {
+		e.Warnings = append(e.Warnings, string(r.bytes()))
+	}
+	e.Objects, e.Specs = r.int(), r.int()
+	var chunks []Sum
+	for n := r.int(); n > 0 && r.err == nil; n-- {
+		chunks = append(chunks, r.sum())
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.err = errors.New("trailing bytes")
+	}
+	return e, chunks, r.err
+}
+
+func decodeChunk(b []byte, files map[string][]byte) error {
+	r := &reader{b: b}
+	for len(r.b) > 0 && r.err == nil {
+		p := string(r.bytes())
+		files[p] = r.bytes()
+	}
+	return r.err
+}

@@ -1,0 +1,227 @@
+package treecache
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func entry(key string, n int) *Entry {
+	e := &Entry{
+		Key:      sha256.Sum256([]byte(key)),
+		Sources:  map[string]Sum{"/root/comp": sha256.Sum256([]byte("comp"))},
+		Previous: []Op{{Kind: "dir", Name: "_flux", Sum: sha256.Sum256([]byte("x"))}},
+		Warnings: []string{"a warning"},
+		Objects:  3,
+		Specs:    1,
+		Files:    map[string][]byte{},
+	}
+	for i := 0; i < n; i++ {
+		// Enough bytes for several chunks when n is large.
+		e.Files[fmt.Sprintf("ns/k%d/deployment.yaml", i)] = []byte(strings.Repeat(fmt.Sprintf("line %d\n", i), 100))
+	}
+	return e
+}
+
+func TestPutGet(t *testing.T) {
+	c, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 1, 20000} {
+		want := entry("k", n)
+		if err := c.Put("slot", want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.Get("slot", want.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.Files) == 0 {
+			want.Files = map[string][]byte{}
+		}
+		// cmp walks byte slices element by element: compare the files
+		// apart.
+		if !reflect.DeepEqual(want.Files, got.Files) {
+			t.Errorf("%d files: the files differ", n)
+		}
+		want.Files, got.Files = nil, nil
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%d files: -want +got:\n%s", n, diff)
+		}
+	}
+	// The big entry's chunks replaced the small ones': one entry per slot.
+	names, _ := filepath.Glob(filepath.Join(c.dir, "slot-*.chunk"))
+	if len(names) < 2 {
+		t.Errorf("%d chunks: the big entry should span several", len(names))
+	}
+	if err := c.Put("slot", entry("k", 1)); err != nil {
+		t.Fatal(err)
+	}
+	if names, _ := filepath.Glob(filepath.Join(c.dir, "slot-*.chunk")); len(names) != 1 {
+		t.Errorf("%d chunks after a small Put: the previous entry's were not removed", len(names))
+	}
+}
+
+// TestGetHostile: whatever lies in the cache folder, Get returns the entry
+// stored under the key or ErrMiss: never other files, never a hang.
+func TestGetHostile(t *testing.T) {
+	key := sha256.Sum256([]byte("k"))
+	cases := map[string]func(t *testing.T, c *Cache){
+		"missing": func(t *testing.T, c *Cache) {
+			os.Remove(filepath.Join(c.dir, c.index("slot")))
+		},
+		"another key": func(t *testing.T, c *Cache) {
+			if err := c.Put("slot", entry("other", 3)); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"truncated index": func(t *testing.T, c *Cache) {
+			p := filepath.Join(c.dir, c.index("slot"))
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, b[:len(b)-5], 0o600)
+		},
+		"corrupt index": func(t *testing.T, c *Cache) {
+			p := filepath.Join(c.dir, c.index("slot"))
+			b, _ := os.ReadFile(p)
+			b[len(magic)+3] ^= 0xff
+			os.WriteFile(p, b, 0o600)
+		},
+		"another format": func(t *testing.T, c *Cache) {
+			p := filepath.Join(c.dir, c.index("slot"))
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, append([]byte("wavesmith tree cache v0\n"), b[len(magic):]...), 0o600)
+		},
+		"corrupt chunk": func(t *testing.T, c *Cache) {
+			names, _ := filepath.Glob(filepath.Join(c.dir, "slot-*.chunk"))
+			b, _ := os.ReadFile(names[0])
+			b[10] ^= 0xff
+			os.WriteFile(names[0], b, 0o600)
+		},
+		"truncated chunk": func(t *testing.T, c *Cache) {
+			names, _ := filepath.Glob(filepath.Join(c.dir, "slot-*.chunk"))
+			b, _ := os.ReadFile(names[0])
+			os.WriteFile(names[0], b[:len(b)/2], 0o600)
+		},
+		"missing chunk": func(t *testing.T, c *Cache) {
+			names, _ := filepath.Glob(filepath.Join(c.dir, "slot-*.chunk"))
+			os.Remove(names[0])
+		},
+		"index is a FIFO": func(t *testing.T, c *Cache) {
+			p := filepath.Join(c.dir, c.index("slot"))
+			os.Remove(p)
+			if err := syscall.Mkfifo(p, 0o600); err != nil {
+				t.Skip(err)
+			}
+		},
+		"index is a symlink out": func(t *testing.T, c *Cache) {
+			p := filepath.Join(c.dir, c.index("slot"))
+			os.Remove(p)
+			other := filepath.Join(t.TempDir(), "idx")
+			os.WriteFile(other, encodeIndex(entry("k", 0), nil), 0o600)
+			os.Symlink(other, p)
+		},
+		"index too large": func(t *testing.T, c *Cache) {
+			p := filepath.Join(c.dir, c.index("slot"))
+			f, _ := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+			f.Truncate(1 << 30)
+			f.Close()
+		},
+	}
+	for name, spoil := range cases {
+		t.Run(name, func(t *testing.T) {
+			c, err := Open(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Put("slot", entry("k", 3)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Get("slot", key); err != nil {
+				t.Fatalf("the control: the entry before it is spoiled: %v", err)
+			}
+			spoil(t, c)
+			if e, err := c.Get("slot", key); !errors.Is(err, ErrMiss) {
+				t.Errorf("Get = %v, %v; want ErrMiss", e, err)
+			}
+		})
+	}
+}
+
+func TestRecordReplay(t *testing.T) {
+	prev := fstest.MapFS{
+		"_flux/wave-0/kustomization.yaml": {Data: []byte("resources: [a.yaml]\n")},
+		"_flux/wave-0/a.yaml":             {Data: []byte("a\n")},
+	}
+	r := Record(prev)
+	if _, err := fsGlob(r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ReadFile("_flux/wave-0/kustomization.yaml"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ReadFile("_flux/wave-0/gone.yaml"); err == nil {
+		t.Fatal("a missing file read")
+	}
+	ops := r.Ops()
+	if !Replay(prev, ops) {
+		t.Error("the same tree does not replay")
+	}
+	for name, change := range map[string]func(m fstest.MapFS){
+		"a file read changed": func(m fstest.MapFS) {
+			m["_flux/wave-0/kustomization.yaml"] = &fstest.MapFile{Data: []byte("resources: []\n")}
+		},
+		"a missing file appears": func(m fstest.MapFS) { m["_flux/wave-0/gone.yaml"] = &fstest.MapFile{Data: []byte("x")} },
+		"a folder listed grows":  func(m fstest.MapFS) { m["_flux/wave-1/kustomization.yaml"] = &fstest.MapFile{Data: []byte("")} },
+	} {
+		m := fstest.MapFS{}
+		for k, v := range prev {
+			m[k] = v
+		}
+		change(m)
+		if Replay(m, ops) {
+			t.Errorf("%s: replays as the same tree", name)
+		}
+	}
+	if Replay(nil, ops) || !Replay(nil, Absent()) || Replay(prev, Absent()) {
+		t.Error("a missing previous tree is not told from an existing one")
+	}
+}
+
+func fsGlob(r *Recorder) ([]string, error) { return fs.Glob(r, "_flux/wave-*/kustomization.yaml") }
+
+// TestPutRewritesSpoiledChunk: a chunk Put finds with its name but
+// spoiled content is written again, so the next Get hits.
+func TestPutRewritesSpoiledChunk(t *testing.T) {
+	c, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := entry("k", 3)
+	if err := c.Put("slot", e); err != nil {
+		t.Fatal(err)
+	}
+	names, _ := filepath.Glob(filepath.Join(c.dir, "slot-*.chunk"))
+	b, _ := os.ReadFile(names[0])
+	b[0] ^= 1
+	os.WriteFile(names[0], b, 0o600)
+	if _, err := c.Get("slot", e.Key); !errors.Is(err, ErrMiss) {
+		t.Fatalf("the control: a spoiled chunk: %v, want ErrMiss", err)
+	}
+	if err := c.Put("slot", e); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Get("slot", e.Key); err != nil {
+		t.Errorf("after Put again: %v", err)
+	}
+}
