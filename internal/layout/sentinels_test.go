@@ -57,6 +57,7 @@ var neverPublic = map[string]string{
 	"internal/outtree.ErrPath":         "the tree is written and read by cmd/wavesmith (outtree.WriteIn, Read); render and gitops take outtree's Header only",
 	"internal/outtree.ErrLocked":       "the lock is taken and waited on by cmd/wavesmith (outtree.WriteIn, WaitLock); render and gitops take outtree's Header only",
 	"internal/outtree.ErrCleanup":      "the tree is written by cmd/wavesmith (outtree.WriteIn); render and gitops take outtree's Header only",
+	"internal/outtree.ErrInterrupted":  "the tree is read by cmd/wavesmith and internal/review (outtree.Read, OpenFS); render and gitops take outtree's Header only",
 }
 
 // privatePackages lists the internal packages with sentinels that no
@@ -68,6 +69,7 @@ var privatePackages = map[string]string{
 	"internal/review":       "wavesmith review, a command",
 	"internal/schemagen":    "make generate's tooling",
 	"internal/ociimage":     "make image's tooling",
+	"internal/treecache":    "the tree cache of render -o and check, used by cmd/wavesmith only",
 }
 
 // sentinelSource is what the guard reads of a module's non-test files.
