@@ -29,6 +29,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/wavesmith/wavesmith/internal/fsroot"
 )
@@ -213,7 +214,57 @@ func (c *Cache) Put(slot string, e *Entry) error {
 			_ = os.Remove(filepath.Join(c.dir, n))
 		}
 	}
+	c.evict(slot, entries)
 	return nil
+}
+
+// MaxSlots is how many output folders keep an entry: a Put removes the
+// entries of all but the MaxSlots-1 other folders written last (by their
+// index's modification time), so the cache stays bounded however many
+// folders are rendered into (scratch folders, tests' temporary ones). An
+// evicted folder costs one full render the next time.
+const MaxSlots = 16
+
+// evict removes the entries beyond MaxSlots, never slot's; entries is the
+// cache folder's listing.
+func (c *Cache) evict(slot string, entries []os.DirEntry) {
+	type used struct {
+		slot string
+		mod  time.Time
+	}
+	var others []used
+	for _, de := range entries {
+		s, ok := strings.CutSuffix(de.Name(), ".idx")
+		if !ok || s == slot || !de.Type().IsRegular() {
+			continue
+		}
+		fi, err := de.Info()
+		if err != nil {
+			continue
+		}
+		others = append(others, used{s, fi.ModTime()})
+	}
+	if len(others) < MaxSlots {
+		return
+	}
+	sort.Slice(others, func(i, j int) bool {
+		if !others[i].mod.Equal(others[j].mod) {
+			return others[i].mod.After(others[j].mod)
+		}
+		return others[i].slot < others[j].slot
+	})
+	gone := map[string]bool{}
+	for _, u := range others[MaxSlots-1:] {
+		gone[u.slot] = true
+		// The index first: a reader then misses instead of finding chunks
+		// gone.
+		_ = os.Remove(filepath.Join(c.dir, c.index(u.slot)))
+	}
+	for _, de := range entries {
+		if s, _, ok := strings.Cut(de.Name(), "-"); ok && gone[s] && strings.HasSuffix(de.Name(), ".chunk") {
+			_ = os.Remove(filepath.Join(c.dir, de.Name()))
+		}
+	}
 }
 
 // holds reports whether the cache folder holds the file name with the

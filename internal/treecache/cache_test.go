@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -223,5 +224,64 @@ func TestPutRewritesSpoiledChunk(t *testing.T) {
 	}
 	if _, err := c.Get("slot", e.Key); err != nil {
 		t.Errorf("after Put again: %v", err)
+	}
+}
+
+// TestEvict: however many output folders are rendered into, the cache
+// keeps the entries of the MaxSlots written last, chunks and all; the
+// folder being written is never evicted. The control: below MaxSlots
+// nothing is removed.
+func TestEvict(t *testing.T) {
+	c, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := time.Now().Add(-time.Hour)
+	put := func(i int) {
+		t.Helper()
+		slot := fmt.Sprintf("s%02d", i)
+		if err := c.Put(slot, entry(slot, 2)); err != nil {
+			t.Fatal(err)
+		}
+		// Distinct ages, whatever the file system's clock resolution.
+		at := base.Add(time.Duration(i) * time.Minute)
+		if err := os.Chtimes(filepath.Join(c.dir, c.index(slot)), at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slots := func() []string {
+		idx, _ := filepath.Glob(filepath.Join(c.dir, "*.idx"))
+		var s []string
+		for _, p := range idx {
+			s = append(s, strings.TrimSuffix(filepath.Base(p), ".idx"))
+		}
+		return s
+	}
+	for i := 0; i < MaxSlots; i++ {
+		put(i)
+	}
+	if got := slots(); len(got) != MaxSlots {
+		t.Fatalf("%d entries after %d folders, want all of them: %v", len(got), MaxSlots, got)
+	}
+	for i := MaxSlots; i < MaxSlots+4; i++ {
+		put(i)
+	}
+	var want []string
+	for i := 4; i < MaxSlots+4; i++ {
+		want = append(want, fmt.Sprintf("s%02d", i))
+	}
+	if diff := cmp.Diff(want, slots()); diff != "" {
+		t.Errorf("entries kept (-want +got):\n%s", diff)
+	}
+	chunks, _ := filepath.Glob(filepath.Join(c.dir, "*.chunk"))
+	for _, p := range chunks {
+		if s, _, _ := strings.Cut(filepath.Base(p), "-"); s < "s04" {
+			t.Errorf("%s: an evicted folder's chunk is left", filepath.Base(p))
+		}
+	}
+	for _, s := range want {
+		if _, err := c.Get(s, entry(s, 2).Key); err != nil {
+			t.Errorf("%s: %v", s, err)
+		}
 	}
 }
