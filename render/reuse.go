@@ -3,17 +3,17 @@ package render
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash"
 	"io/fs"
 	"maps"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/wavesmith/wavesmith/internal/keyhash"
 
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/internal/fsroot"
@@ -136,30 +136,30 @@ func newReuse(memo *Memo, opts *Options) *reuse {
 		return nil
 	}
 	h := sha256.New()
-	keyField(h, "wavesmith reuse v1")
-	keyField(h, buildInfo())
-	keyField(h, root.Dir())
-	keyField(h, string(opts.Platform))
-	keyField(h, opts.KubeVersion)
-	keyCount(h, len(opts.APIVersions))
+	keyhash.Field(h, "wavesmith reuse v1")
+	keyhash.Field(h, keyhash.BuildInfo())
+	keyhash.Field(h, root.Dir())
+	keyhash.Field(h, string(opts.Platform))
+	keyhash.Field(h, opts.KubeVersion)
+	keyhash.Count(h, len(opts.APIVersions))
 	for _, v := range opts.APIVersions {
-		keyField(h, v)
+		keyhash.Field(h, v)
 	}
 	h.Write(opts.Scope.Format()) // the last field of the prefix: no length needed
 	r := &reuse{memo: memo, root: root}
-	keyCount(h, len(memo.files))
+	keyhash.Count(h, len(memo.files))
 	for _, f := range memo.files {
-		keyField(h, f)
+		keyhash.Field(h, f)
 		b, err := root.ReadFile(filepath.Join(root.Dir(), f))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			keyField(h, "absent")
+			keyhash.Field(h, "absent")
 		case err != nil:
 			root.Close()
 			return nil
 		default:
-			keyField(h, "file")
-			keyField(h, string(b))
+			keyhash.Field(h, "file")
+			keyhash.Field(h, string(b))
 		}
 	}
 	h.Sum(r.common[:0])
@@ -178,22 +178,22 @@ func (r *reuse) key(g generators.Generator, spec *manifest.Object, opts generato
 	var k [sha256.Size]byte
 	h := sha256.New()
 	h.Write(r.common[:])
-	keyField(h, fmt.Sprintf("%T", g))
+	keyhash.Field(h, fmt.Sprintf("%T", g))
 	file, err := filepath.Abs(spec.Source.File)
 	if err != nil {
 		return k, errNoReuse
 	}
-	keyField(h, file)
-	keyCount(h, spec.Source.Index)
-	keyCount(h, spec.Source.Line)
+	keyhash.Field(h, file)
+	keyhash.Count(h, spec.Source.Index)
+	keyhash.Count(h, spec.Source.Line)
 	// The rest of opts is the render's, in common; the spec's wave is
 	// not the generator's (it returns offsets from it).
-	keyField(h, string(encodeExact(spec)))
+	keyhash.Field(h, string(encodeExact(spec)))
 	var reads []generators.Read
 	if rd, ok := g.(generators.Reader); ok {
 		reads = rd.Reads(spec, r.root.Dir())
 	}
-	keyCount(h, len(reads))
+	keyhash.Count(h, len(reads))
 	for _, rd := range reads {
 		p := rd.Path
 		if !filepath.IsAbs(p) {
@@ -203,8 +203,8 @@ func (r *reuse) key(g generators.Generator, spec *manifest.Object, opts generato
 		if d.err != nil {
 			return k, d.err
 		}
-		keyField(h, rd.Field)
-		keyField(h, p)
+		keyhash.Field(h, rd.Field)
+		keyhash.Field(h, p)
 		h.Write(d.sum[:])
 	}
 	h.Sum(k[:0])
@@ -234,7 +234,7 @@ func (r *reuse) hashPath(h hash.Hash, p string, depth int) error {
 	}
 	fi, err := r.root.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		keyField(h, "absent")
+		keyhash.Field(h, "absent")
 		return nil
 	}
 	if err != nil {
@@ -245,49 +245,24 @@ func (r *reuse) hashPath(h hash.Hash, p string, depth int) error {
 		if err != nil {
 			return errNoReuse
 		}
-		keyField(h, "file")
-		keyField(h, string(b))
+		keyhash.Field(h, "file")
+		keyhash.Field(h, string(b))
 		return nil
 	}
 	entries, err := r.root.ReadDir(p)
 	if err != nil {
 		return errNoReuse
 	}
-	keyField(h, "dir")
-	keyCount(h, len(entries))
+	keyhash.Field(h, "dir")
+	keyhash.Count(h, len(entries))
 	for _, e := range entries {
-		keyField(h, e.Name())
+		keyhash.Field(h, e.Name())
 		if err := r.hashPath(h, filepath.Join(p, e.Name()), depth+1); err != nil {
 			return err
 		}
 	}
 	return nil
 }
-
-// keyField writes s with its length: no two sequences of fields hash the
-// same.
-func keyField(h hash.Hash, s string) {
-	keyCount(h, len(s))
-	h.Write([]byte(s))
-}
-
-func keyCount(h hash.Hash, n int) {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(n))
-	h.Write(b[:])
-}
-
-// buildInfo is what the running binary was built from: Go's version, the
-// main module's version and sum, every dependency's (replacements
-// included) and the build settings (-ldflags, which stamp wavesmith's
-// version, VCS revision and whether the tree was modified).
-var buildInfo = sync.OnceValue(func() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "no build info"
-	}
-	return info.String()
-})
 
 // generate runs g on spec, or takes its result from the Memo when the
 // Memo holds one for the same digest (nil r: always runs g).

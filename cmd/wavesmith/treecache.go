@@ -3,19 +3,18 @@ package main
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/wavesmith/wavesmith/internal/keyhash"
 
 	"github.com/spf13/cobra"
 
@@ -292,10 +291,10 @@ func (t *treeCache) store(e *treecache.Entry) {
 // (treecache.Entry.Sources).
 func treeKey(s *setup, absDir string, in *load.Read, exe treecache.Sum) (treecache.Sum, bool) {
 	h := sha256.New()
-	field := func(v string) { keyField(h, v) }
+	field := func(v string) { keyhash.Field(h, v) }
 	field("wavesmith tree cache key v1")
 	h.Write(exe[:])
-	field(buildInfo())
+	field(keyhash.BuildInfo())
 	cwd, err := os.Getwd()
 	if err != nil {
 		return treecache.Sum{}, false
@@ -305,7 +304,7 @@ func treeKey(s *setup, absDir string, in *load.Read, exe treecache.Sum) (treecac
 	field(absDir)
 	repo, found := load.FindRepository(filepath.Dir(absDir))
 	field(fmt.Sprint(repo, found))
-	keyCount(h, len(s.inputs))
+	keyhash.Count(h, len(s.inputs))
 	for _, p := range s.inputs {
 		field(p)
 	}
@@ -321,13 +320,13 @@ func treeKey(s *setup, absDir string, in *load.Read, exe treecache.Sum) (treecac
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	keyCount(h, len(keys))
+	keyhash.Count(h, len(keys))
 	for _, k := range keys {
 		field(k)
 		field(o.Defaults[k])
 	}
 	field(o.KubeVersion)
-	keyCount(h, len(o.APIVersions))
+	keyhash.Count(h, len(o.APIVersions))
 	for _, v := range o.APIVersions {
 		field(v)
 	}
@@ -376,22 +375,3 @@ func treeKey(s *setup, absDir string, in *load.Read, exe treecache.Sum) (treecac
 	h.Sum(k[:0])
 	return k, ok
 }
-
-func keyField(h hash.Hash, s string) {
-	keyCount(h, len(s))
-	h.Write([]byte(s))
-}
-
-func keyCount(h hash.Hash, n int) {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(n))
-	h.Write(b[:])
-}
-
-var buildInfo = sync.OnceValue(func() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "no build info"
-	}
-	return info.String()
-})

@@ -25,7 +25,7 @@ var tiers = []struct {
 }{
 	{"foundations: types, objects, reading and writing files", []string{
 		"api/...", "manifest", "kindscope",
-		"internal/fsroot", "internal/outtree", "internal/treecache", "internal/textdiff", "internal/parallel",
+		"internal/fsroot", "internal/outtree", "internal/treecache", "internal/textdiff", "internal/parallel", "internal/keyhash",
 		"internal/schemagen", "internal/ociimage", // release tooling: api and the standard library only
 	}},
 	{"contracts", []string{"generators", "gitops"}},
