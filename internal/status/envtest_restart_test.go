@@ -20,39 +20,19 @@ func TestRestartWritesNothing(t *testing.T) {
 	ctx := context.Background()
 	ns := ownNamespace(t, "wavesmith-restart")
 	const n = 20
-	type running struct {
-		cancel     context.CancelFunc
-		done       chan error
-		writes     writeCounter
-		reconciles reconcileCounter
-	}
-	start := func(warm chan struct{}) *running {
-		r := &running{done: make(chan error, 1)}
+	start := func(warm chan struct{}) *runningManager {
 		o := Options{MetricsAddr: "0", ProbeAddr: "0", Namespaces: []string{ns}, LeaderElection: true, LeaderElectionNamespace: ns,
 			// Generous for a busy machine: a leader that cannot renew in
 			// time would stop, which is not what this test is about.
-			LeaseDuration: 30 * time.Second, RenewDeadline: 20 * time.Second,
-			onReconcile: r.reconciles.hook, skipNameValidation: true}
+			LeaseDuration: 30 * time.Second, RenewDeadline: 20 * time.Second}
 		if warm != nil {
 			o.onWarm = func() { close(warm) }
 		}
-		mgr, err := NewManager(countingConfig(adminConfig, &r.writes), o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, cancel := context.WithCancel(ctx)
-		r.cancel = cancel
-		go func() { r.done <- mgr.Start(c) }()
-		return r
+		return runManager(t, ctx, o)
 	}
-	stop := func(r *running) {
-		r.cancel()
-		if err := <-r.done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	}
+	stop := func(r *runningManager) { r.stop(t) }
 	name := func(i int) string { return fmt.Sprintf("r-%02d", i) }
-	reconciledAll := func(r *running, what string) {
+	reconciledAll := func(r *runningManager, what string) {
 		t.Helper()
 		since := time.Now()
 		for i := range n {

@@ -27,31 +27,12 @@ import (
 func TestShards(t *testing.T) {
 	ctx := context.Background()
 	ns := ownNamespace(t, "wavesmith-shards")
-	type running struct {
-		cancel     context.CancelFunc
-		done       chan error
-		writes     writeCounter
-		reconciles reconcileCounter
-	}
-	start := func(selector string) *running {
-		r := &running{done: make(chan error, 1)}
-		mgr, err := NewManager(countingConfig(adminConfig, &r.writes), Options{MetricsAddr: "0", ProbeAddr: "0", Namespaces: []string{ns}, onReconcile: r.reconciles.hook,
+	start := func(selector string) *runningManager {
+		return runManager(t, ctx, Options{MetricsAddr: "0", ProbeAddr: "0", Namespaces: []string{ns},
 			WatchLabelSelector: selector, LeaderElection: true, LeaderElectionNamespace: ns,
-			LeaseDuration: 30 * time.Second, RenewDeadline: 20 * time.Second, RetryPeriod: 500 * time.Millisecond, skipNameValidation: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, cancel := context.WithCancel(ctx)
-		r.cancel = cancel
-		go func() { r.done <- mgr.Start(c) }()
-		return r
+			LeaseDuration: 30 * time.Second, RenewDeadline: 20 * time.Second, RetryPeriod: 500 * time.Millisecond})
 	}
-	stop := func(r *running) {
-		r.cancel()
-		if err := <-r.done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	}
+	stop := func(r *runningManager) { r.stop(t) }
 	shard, main := []string{"s1", "s2"}, []string{"m1", "m2"}
 	for _, name := range append(append([]string(nil), shard...), main...) {
 		e := inventory.Entry{Version: "v1", Kind: "ConfigMap", Namespace: ns, Name: name}
@@ -85,7 +66,7 @@ func TestShards(t *testing.T) {
 	path := func(name string) string {
 		return "/apis/wavesmith.io/v1alpha1/namespaces/" + ns + "/components/" + name
 	}
-	writes := func(r *running, names []string) (n int) {
+	writes := func(r *runningManager, names []string) (n int) {
 		for _, name := range names {
 			n += r.writes.of(path(name))
 		}

@@ -580,3 +580,38 @@ func TestEnvtestInputs(t *testing.T) {
 		t.Fatal("envtest did not start")
 	}
 }
+
+// runningManager is a status manager a test started, with the status
+// writes and reconciles it made.
+type runningManager struct {
+	cancel     context.CancelFunc
+	done       chan error
+	writes     writeCounter
+	reconciles reconcileCounter
+}
+
+// runManager starts a manager with o, counting its status writes and
+// reconciles (it sets o.onReconcile and skips the controllers' name
+// check, as every test starts several).
+func runManager(t *testing.T, ctx context.Context, o Options) *runningManager {
+	t.Helper()
+	r := &runningManager{done: make(chan error, 1)}
+	o.onReconcile, o.skipNameValidation = r.reconciles.hook, true
+	mgr, err := NewManager(countingConfig(adminConfig, &r.writes), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, cancel := context.WithCancel(ctx)
+	r.cancel = cancel
+	go func() { r.done <- mgr.Start(c) }()
+	return r
+}
+
+// stop stops the manager and waits for it; its error fails t.
+func (r *runningManager) stop(t *testing.T) {
+	t.Helper()
+	r.cancel()
+	if err := <-r.done; err != nil {
+		t.Errorf("manager: %v", err)
+	}
+}
