@@ -5,9 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"github.com/wavesmith/wavesmith/internal/treecache"
 	"net"
 	"os"
 	"os/exec"
@@ -18,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wavesmith/wavesmith/internal/treecache"
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -916,24 +916,5 @@ var packageDir, _ = os.Getwd()
 // stdout and stderr.
 func wavesmithBinary(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	bin := os.Getenv("WAVESMITH_BIN")
-	if bin == "" {
-		// The package's folder, as tests that t.Chdir elsewhere first
-		// would not find the module from there.
-		bin = filepath.Join(packageDir, "..", "..", "bin", "wavesmith")
-		t.Setenv("WAVESMITH_BIN", bin)
-	}
-	cmd := exec.Command(testtool.Path(t, "WAVESMITH_BIN", "wavesmith"), args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		return 0, out.String(), errb.String()
-	case errors.As(err, &exit):
-		return exit.ExitCode(), out.String(), errb.String()
-	}
-	t.Fatalf("running wavesmith %v: %v", args, err)
-	return 0, "", ""
+	return wavesmithBinaryIn(t, "", args...)
 }

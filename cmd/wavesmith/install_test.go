@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wavesmith/wavesmith/internal/testtool"
 )
 
 // TestMakeInstall runs the README's install command exactly as written
@@ -14,11 +16,9 @@ import (
 // and GOCACHE inherited, so that it builds from the warm cache), then the
 // installed `wavesmith --version`: it must be stamped from git
 // (hack/version.sh: the tag, else the commit's pseudo-version), never
-// "dev". It skips only under -short.
+// "dev". It skips only under -short (testtool.Short: never under make).
 func TestMakeInstall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: make install builds both binaries")
-	}
+	testtool.Short(t)
 	readme, err := os.ReadFile(filepath.Join(packageDir, "..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -106,11 +106,15 @@ func TestKustomizeDeprecationOnce(t *testing.T) {
 	}
 }
 
-// wavesmithBinaryIn runs the built binary with stdin.
+// wavesmithBinaryIn runs the built binary (bin/wavesmith, which make
+// test builds first) as a process with stdin, as users and CI run it:
+// exit code, stdout and stderr.
 func wavesmithBinaryIn(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	bin := os.Getenv("WAVESMITH_BIN")
 	if bin == "" {
+		// The package's folder, as tests that t.Chdir elsewhere first
+		// would not find the module from there.
 		bin = filepath.Join(packageDir, "..", "..", "bin", "wavesmith")
 		t.Setenv("WAVESMITH_BIN", bin)
 	}

@@ -1,6 +1,7 @@
 package outtree
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,8 +9,6 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"golang.org/x/sys/unix"
@@ -51,25 +50,11 @@ func readTree(dir string) (map[string][]byte, error) {
 	// readers at once: a tree is latency-bound, one system call per step.
 	// Errors are kept per entry, so the first one in name order is
 	// reported, as a single reader would.
-	errs := make([]error, len(entries))
 	readers := make([]*treeReader, len(entries))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := 0; w < 4; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(entries) {
-					return
-				}
-				r := &treeReader{dir: dir, files: map[string][]byte{}}
-				readers[i], errs[i] = r, r.entry(fd, "", entries[i], 0)
-			}
-		}()
-	}
-	wg.Wait()
+	errs := onWorkers(context.Background(), len(entries), false, func(i int) error {
+		readers[i] = &treeReader{dir: dir, files: map[string][]byte{}}
+		return readers[i].entry(fd, "", entries[i], 0)
+	})
 	if err := firstError(errs); err != nil {
 		return nil, err
 	}

@@ -8,8 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -90,27 +88,12 @@ func update(ctx context.Context, parent, base string, files map[string][]byte) e
 // stage writes the files of puts into the staging folder open as sfd,
 // named by their index, with several writers.
 func stage(ctx context.Context, sfd int, puts []string, files map[string][]byte) error {
-	var next atomic.Int64
-	var failed atomic.Bool
-	errs := make([]error, len(puts))
-	var wg sync.WaitGroup
-	for w := 0; w < min(4, len(puts)); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(puts) || failed.Load() || ctx.Err() != nil {
-					return
-				}
-				if err := writeNewFd(sfd, stagedName(i), files[puts[i]]); err != nil {
-					errs[i] = &fs.PathError{Op: "write", Path: puts[i], Err: err}
-					failed.Store(true)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	errs := onWorkers(ctx, len(puts), true, func(i int) error {
+		if err := writeNewFd(sfd, stagedName(i), files[puts[i]]); err != nil {
+			return &fs.PathError{Op: "write", Path: puts[i], Err: err}
+		}
+		return nil
+	})
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}

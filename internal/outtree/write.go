@@ -411,27 +411,43 @@ func writeFiles(ctx context.Context, dir string, files map[string][]byte) error 
 		dirs = append(dirs, d)
 	}
 	sort.Strings(dirs)
-	errs := make([]error, len(dirs))
+	// The first error stops every writer.
+	return errors.Join(onWorkers(ctx, len(dirs), true, func(i int) error {
+		return writeFolder(dirs[i], byDir[dirs[i]], files)
+	})...)
+}
+
+// ioWorkers is how many goroutines do a tree's file I/O at once: the work
+// is bound by the latency of one system call per step, not by the CPU.
+const ioWorkers = 4
+
+// onWorkers calls do(i) for each i below n on up to ioWorkers goroutines
+// and returns each call's error at its index. With stop (writers), no
+// call starts once one failed or ctx ended; without, every call runs, so
+// that the first error in index order is the one a single worker would
+// have met.
+func onWorkers(ctx context.Context, n int, stop bool, do func(i int) error) []error {
+	errs := make([]error, n)
 	var next atomic.Int64
-	var failed atomic.Bool // the first error stops every writer
+	var failed atomic.Bool
 	var wg sync.WaitGroup
-	for w := 0; w < 4; w++ {
+	for w := 0; w < min(ioWorkers, n); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= len(dirs) || failed.Load() || ctx.Err() != nil {
+				if i >= n || stop && (failed.Load() || ctx.Err() != nil) {
 					return
 				}
-				if errs[i] = writeFolder(dirs[i], byDir[dirs[i]], files); errs[i] != nil {
+				if errs[i] = do(i); errs[i] != nil {
 					failed.Store(true)
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	return errs
 }
 
 // writeFolderRoot writes the files names of the folder d ("" for the

@@ -122,7 +122,7 @@ func TestGetHostile(t *testing.T) {
 			p := filepath.Join(c.dir, c.index("slot"))
 			os.Remove(p)
 			if err := syscall.Mkfifo(p, 0o600); err != nil {
-				t.Skip(err)
+				t.Fatalf("mkfifo: %v", err)
 			}
 		},
 		"index is a symlink out": func(t *testing.T, c *Cache) {
