@@ -12,7 +12,10 @@
 // chose (Options.Generators, Engines, Root are required). It knows no spec
 // kind and no engine by name. With Options.Reuse (a Memo, reuse.go) it
 // hashes, under the root, the files specs read, and generates a spec only
-// when no render sharing the Memo generated the same inputs before.
+// when no render sharing the Memo generated the same inputs before. With
+// Options.Outputs (outputs.go) it takes a spec's whole output (children
+// decorated and encoded) from the record an earlier render, of the same
+// process or not, made under the same digest.
 //
 // Objects are plain maps (package manifest); encoding is deterministic, so
 // the same input gives byte-identical output whatever the map order or

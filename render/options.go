@@ -65,6 +65,11 @@ type Options struct {
 	// byte-identical (reuse.go); only generating is skipped. nil generates
 	// every spec.
 	Reuse *Memo
+	// Outputs, when set with DiscardObjects, takes the output of a spec
+	// whose digest an earlier render recorded from that record (its
+	// children encoded and resolved), and records what this render
+	// renders (outputs.go). nil renders every spec.
+	Outputs *Outputs
 	// Progress, when set, is called after each spec is rendered with the
 	// number done and the total, from any goroutine.
 	Progress func(done, total int)

@@ -171,7 +171,7 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 		return nil, err
 	}
 	res.deps = plan.deps
-	reuse := newReuse(opts.Reuse, &opts)
+	reuse := newReuse(opts.Reuse, opts.Outputs, &opts)
 	defer reuse.close()
 	// Children: generated, decorated and encoded per spec, on all cores,
 	// level by level of the specs' dependencies.
@@ -311,7 +311,23 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 	o := spec.Object
 	g, _ := opts.Generators.Lookup(o)
 	i := spec.Spec
-	r, err := reuse.generate(ctx, g, o, generators.Options{Platform: opts.Platform, KubeVersion: opts.KubeVersion, APIVersions: opts.APIVersions, Root: opts.Root, Scope: opts.Scope, Checked: spec.checked})
+	gopts := generators.Options{Platform: opts.Platform, KubeVersion: opts.KubeVersion, APIVersions: opts.APIVersions, Root: opts.Root, Scope: opts.Scope, Checked: spec.checked}
+	var gen, outKey [sha256.Size]byte
+	keyed, kept := false, false
+	if reuse != nil {
+		var err error
+		gen, err = reuse.key(g, o, gopts)
+		keyed = err == nil
+		if keyed && reuse.outputs != nil {
+			outKey, kept = reuse.outputKey(gen, plan, i), true
+			if out, wave, ok := reuse.outputs.lookup(outKey, spec); ok {
+				spec.checked = nil
+				plan.record(i, wave, out.children)
+				return out
+			}
+		}
+	}
+	r, err := reuse.generate(ctx, g, o, gopts, gen, keyed)
 	spec.checked = nil // generated: what Check decoded is needed no more
 	if err != nil {
 		var me *manifest.Error
@@ -397,6 +413,9 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 	}
 	plan.record(i, wave, out.children)
 	out.err = errors.Join(errs...)
+	if kept && out.err == nil {
+		reuse.outputs.keep(outKey, &out, wave)
+	}
 	return out
 }
 

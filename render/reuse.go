@@ -106,10 +106,13 @@ func copyResult(r generators.Result) generators.Result {
 // reuse is one render's view of a Memo: the digest of what every spec of
 // the render shares, and the digests of the files its specs read.
 type reuse struct {
-	memo   *Memo
-	common [sha256.Size]byte
-	root   *fsroot.Root
-	files  sync.Map // absolute path -> fileDigest
+	memo    *Memo
+	outputs *Outputs
+	common  [sha256.Size]byte
+	// decoration digests the options decorating depends on (Outputs).
+	decoration [sha256.Size]byte
+	root       *fsroot.Root
+	files      sync.Map // absolute path -> fileDigest
 }
 
 type fileDigest struct {
@@ -125,12 +128,24 @@ var errNoReuse = errors.New("not reusable")
 // inside the root may lead back to a parent).
 const maxHashDepth = 64
 
-// newReuse prepares a render's view of memo; nil when memo is nil or the
-// files every spec may read cannot be hashed.
-func newReuse(memo *Memo, opts *Options) *reuse {
-	if memo == nil {
+// newReuse prepares a render's view of memo and outputs; nil when both
+// are nil or the files every spec may read cannot be hashed.
+func newReuse(memo *Memo, outputs *Outputs, opts *Options) *reuse {
+	if outputs != nil && !opts.DiscardObjects {
+		outputs = nil // a reused child has no map
+	}
+	if memo == nil && outputs == nil {
 		return nil
 	}
+	var files []string
+	if memo != nil {
+		files = append(files, memo.files...)
+	}
+	if outputs != nil {
+		files = append(files, outputs.files...)
+	}
+	slices.Sort(files)
+	files = slices.Compact(files)
 	root, err := fsroot.OpenRoot(opts.Root)
 	if err != nil {
 		return nil
@@ -146,9 +161,12 @@ func newReuse(memo *Memo, opts *Options) *reuse {
 		keyhash.Field(h, v)
 	}
 	h.Write(opts.Scope.Format()) // the last field of the prefix: no length needed
-	r := &reuse{memo: memo, root: root}
-	keyhash.Count(h, len(memo.files))
-	for _, f := range memo.files {
+	r := &reuse{memo: memo, outputs: outputs, root: root}
+	if outputs != nil {
+		r.decoration = decorationKey(opts)
+	}
+	keyhash.Count(h, len(files))
+	for _, f := range files {
 		keyhash.Field(h, f)
 		b, err := root.ReadFile(filepath.Join(root.Dir(), f))
 		switch {
@@ -265,13 +283,9 @@ func (r *reuse) hashPath(h hash.Hash, p string, depth int) error {
 }
 
 // generate runs g on spec, or takes its result from the Memo when the
-// Memo holds one for the same digest (nil r: always runs g).
-func (r *reuse) generate(ctx context.Context, g generators.Generator, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
-	if r == nil {
-		return g.Generate(ctx, spec, opts)
-	}
-	k, err := r.key(g, spec, opts)
-	if err != nil {
+// Memo holds one for k, the spec's digest (keyed: k is one).
+func (r *reuse) generate(ctx context.Context, g generators.Generator, spec *manifest.Object, opts generators.Options, k [sha256.Size]byte, keyed bool) (generators.Result, error) {
+	if r == nil || r.memo == nil || !keyed {
 		return g.Generate(ctx, spec, opts)
 	}
 	if res, ok := r.memo.get(k); ok {

@@ -113,9 +113,21 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 		release, locked = func() error { return nil }, false
 	}
 	calls := tmplsandbox.NondeterministicCalls()
+	// The specs whose output the last render of this tree recorded and
+	// whose digest did not change are not rendered again.
+	outputs := tc.outputs()
+	s.opts.Outputs = outputs
 	objs, res, err := f.renderRead(ctx, c, s, in, start)
+	s.opts.Outputs = nil
 	if err != nil {
 		return nil, err
+	}
+	if outputs != nil {
+		hits, misses := outputs.Stats()
+		outputsReused.Add(int64(hits))
+		if f.verbose {
+			fmt.Fprintf(c.ErrOrStderr(), "%s: %d specs taken from the outputs of the last render, %d rendered\n", dir, hits, misses)
+		}
 	}
 	f.printWarnings(c, res)
 	var sources map[string]treecache.Sum
@@ -146,7 +158,10 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 	for _, w := range res.Warnings {
 		e.Warnings = append(e.Warnings, w.String())
 	}
-	t.store = func() { tc.store(e) }
+	t.store = func() {
+		tc.store(e)
+		tc.storeOutputs(outputs)
+	}
 	return t, nil
 }
 
@@ -211,6 +226,10 @@ func mapsEqual(a, b map[string]treecache.Sum) bool {
 
 // treeCacheHits counts the trees taken from the cache (tests).
 var treeCacheHits atomic.Int64
+
+// outputsReused counts the specs whose output a render took from the
+// records of the last (tests).
+var outputsReused atomic.Int64
 
 // staleKeyForTest leaves the inputs' bytes out of the key: the control
 // of the tests that compare cached and full renders (never set otherwise).
@@ -280,6 +299,26 @@ func (t *treeCache) lookup() *treecache.Entry {
 func (t *treeCache) store(e *treecache.Entry) {
 	if t != nil {
 		_ = t.c.Put(t.slot, e)
+	}
+}
+
+// outputs returns the per-spec records of the last render of the tree
+// (empty when there are none), or nil when the cache is off.
+func (t *treeCache) outputs() *render.Outputs {
+	if t == nil {
+		return nil
+	}
+	prev, err := t.c.GetOutputs(t.slot)
+	if err != nil {
+		prev = nil
+	}
+	return render.NewOutputs(prev, helm.LockFile)
+}
+
+// storeOutputs keeps the records of this render's specs.
+func (t *treeCache) storeOutputs(o *render.Outputs) {
+	if t != nil && o != nil {
+		_ = t.c.PutOutputs(t.slot, o.Records())
 	}
 }
 

@@ -22,7 +22,9 @@ type editRoot struct {
 	specs map[int]string // name index -> image tag and wave
 	next  int
 	cm    int
-	flags []string
+	// dbWave is the wave of the Component db, on which shop depends.
+	dbWave int
+	flags  []string
 }
 
 func (r *editRoot) write(rel, s string) {
@@ -60,10 +62,19 @@ func newEditRoot(t *testing.T) *editRoot {
 		r.writeSpec(i)
 	}
 	r.next = 4
-	r.write("specs/comp.yaml", "apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata:\n  name: shop\n  namespace: ops\nspec:\n  source:\n    kustomization:\n      path: ../comp\n")
+	r.write("specs/comp.yaml", "apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata:\n  name: shop\n  namespace: ops\nspec:\n  source:\n    kustomization:\n      path: ../comp\n  dependsOn:\n  - name: db\n")
 	r.write("comp/kustomization.yaml", "resources:\n- cm.yaml\n")
 	r.writeConfigMap()
+	r.write("db/kustomization.yaml", "resources:\n- cm.yaml\n")
+	r.write("db/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: db-settings\ndata:\n  size: small\n")
+	r.writeDB()
 	return r
+}
+
+// writeDB writes the Component db at its wave: moving it moves shop,
+// which depends on it, although shop's files did not change.
+func (r *editRoot) writeDB() {
+	r.write("specs/db.yaml", fmt.Sprintf("apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata:\n  name: db\n  namespace: ops\n  annotations:\n    wavesmith.io/apply-order: %q\nspec:\n  source:\n    kustomization:\n      path: ../db\n", fmt.Sprint(r.dbWave)))
 }
 
 // edit makes one random change and says which.
@@ -73,7 +84,7 @@ func (r *editRoot) edit(rng *rand.Rand) string {
 		keys = append(keys, k)
 	}
 	pick := func() int { return keys[rng.IntN(len(keys))] }
-	switch rng.IntN(7) {
+	switch rng.IntN(8) {
 	case 0:
 		return "nothing"
 	case 1:
@@ -107,6 +118,10 @@ func (r *editRoot) edit(rng *rand.Rand) string {
 		r.cm++
 		r.writeConfigMap()
 		return "change the file the Component reads"
+	case 6:
+		r.dbWave = rng.IntN(4)
+		r.writeDB()
+		return fmt.Sprintf("move db, on which shop depends, to wave %d", r.dbWave)
 	default:
 		settings := [][]string{nil, {"--platform", "openshift"}, {"--namespace", "elsewhere"}}
 		r.flags = settings[rng.IntN(len(settings))]
@@ -143,7 +158,7 @@ func randomEdits(t *testing.T, seed uint64, steps int, tree []string) (differ []
 	rng := rand.New(rand.NewPCG(seed, 0))
 	cache := t.TempDir()
 	inc, full := filepath.Join(r.dir, "inc"), filepath.Join(r.dir, "full")
-	before := treeCacheHits.Load()
+	before, reusedBefore := treeCacheHits.Load(), outputsReused.Load()
 	for step := 0; step < steps; step++ {
 		what := "first render"
 		if step > 0 {
@@ -166,6 +181,9 @@ func randomEdits(t *testing.T, seed uint64, steps int, tree []string) (differ []
 		if code, stdout, stderr := wavesmith(t, "", append([]string{"check", "-o", inc, "--root", r.dir}, r.flags...)...); code != 0 {
 			differ = append(differ, fmt.Sprintf("step %d (%s): check of the tree just rendered: exit %d\n%s%s", step, what, code, stdout, stderr))
 		}
+	}
+	if outputsReused.Load() == reusedBefore {
+		differ = append(differ, "no render took a spec's output from the records of the last: the comparison proves nothing for them")
 	}
 	return differ, treeCacheHits.Load() - before
 }

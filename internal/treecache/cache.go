@@ -15,7 +15,9 @@
 // adds what the key cannot hold because it is known only after decoding:
 // the digests of the files and folders specs read (Sources) and the reads
 // of the previous tree the GitOps engines made (Previous, see Recorder),
-// which the door checks again before it reuses the entry.
+// which the door checks again before it reuses the entry. Beside the
+// entry, each slot keeps the per-spec output records of its last render
+// (outputs.go), read whatever the key.
 package treecache
 
 import (
@@ -134,6 +136,9 @@ func (c *Cache) Get(slot string, key Sum) (*Entry, error) {
 			return nil, fmt.Errorf("%w: %w", ErrMiss, err)
 		}
 		if sha256.Sum256(b) != s {
+			// Spoiled: removed, so that the next Put writes it again
+			// instead of keeping it by its name.
+			_ = os.Remove(filepath.Join(c.dir, name))
 			return nil, fmt.Errorf("%w: %s: its content does not match its name", ErrMiss, name)
 		}
 		if err := decodeChunk(b, e.Files); err != nil {
@@ -163,6 +168,7 @@ func (c *Cache) Put(slot string, e *Entry) error {
 	var chunks []Sum
 	keep := map[string]bool{}
 	var buf bytes.Buffer
+	have := c.listing()
 	flush := func() error {
 		if buf.Len() == 0 {
 			return nil
@@ -173,8 +179,9 @@ func (c *Cache) Put(slot string, e *Entry) error {
 		keep[name] = true
 		var err error
 		// A chunk of the same content is there already (its name is its
-		// digest; Get checks it): one changed spec rewrites one chunk.
-		if !c.holds(name, s) {
+		// digest; Get checks it and removes a spoiled one): one changed
+		// spec rewrites one chunk.
+		if !have[name] {
 			err = c.writeFile(name, buf.Bytes())
 		}
 		buf.Reset()
@@ -259,24 +266,13 @@ func (c *Cache) evict(slot string, entries []os.DirEntry) {
 		// The index first: a reader then misses instead of finding chunks
 		// gone.
 		_ = os.Remove(filepath.Join(c.dir, c.index(u.slot)))
+		_ = os.Remove(filepath.Join(c.dir, c.outputsIndex(u.slot)))
 	}
 	for _, de := range entries {
-		if s, _, ok := strings.Cut(de.Name(), "-"); ok && gone[s] && strings.HasSuffix(de.Name(), ".chunk") {
+		if s, _, ok := strings.Cut(de.Name(), "-"); ok && gone[s] && (strings.HasSuffix(de.Name(), ".chunk") || strings.HasSuffix(de.Name(), ".outchunk")) {
 			_ = os.Remove(filepath.Join(c.dir, de.Name()))
 		}
 	}
-}
-
-// holds reports whether the cache folder holds the file name with the
-// digest s (a spoiled chunk is written again, not kept).
-func (c *Cache) holds(name string, s Sum) bool {
-	r, err := fsroot.OpenRoot(c.dir)
-	if err != nil {
-		return false
-	}
-	defer r.Close()
-	b, err := r.ReadFile(filepath.Join(c.dir, name))
-	return err == nil && sha256.Sum256(b) == s
 }
 
 // writeFile writes name in the cache folder atomically.

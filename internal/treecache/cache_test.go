@@ -201,8 +201,9 @@ func TestRecordReplay(t *testing.T) {
 
 func fsGlob(r *Recorder) ([]string, error) { return fs.Glob(r, "_flux/wave-*/kustomization.yaml") }
 
-// TestPutRewritesSpoiledChunk: a chunk Put finds with its name but
-// spoiled content is written again, so the next Get hits.
+// TestPutRewritesSpoiledChunk: a chunk whose content does not match its
+// name is a miss, which removes it, so that the next Put writes it again
+// and the Get after it hits.
 func TestPutRewritesSpoiledChunk(t *testing.T) {
 	c, err := Open(t.TempDir())
 	if err != nil {

@@ -1,0 +1,175 @@
+package treecache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/wavesmith/wavesmith/internal/fsroot"
+)
+
+// Outputs are the per-spec records of the last render of a tree
+// (render.Outputs.Records), kept beside the tree's entry under the same
+// slot but read whatever the key: each record is keyed by the digest of
+// everything that decides the spec's output, so a render whose inputs
+// changed still reuses the records of the specs that did not.
+//
+// On disk: an index (the slot's ".outs" file: a format line, the digests
+// of the chunks, its own SHA-256) and chunks named by the SHA-256 of their
+// content, each holding the records whose key starts with the same six
+// bits, so that one changed spec rewrites at most two chunks.
+
+const outputsMagic = "wavesmith outputs v1\n"
+
+func (c *Cache) outputsIndex(slot string) string { return slot + ".outs" }
+func (c *Cache) outputsChunk(slot string, s Sum) string {
+	return slot + "-" + hex.EncodeToString(s[:]) + ".outchunk"
+}
+
+// GetOutputs returns the records kept for slot, verified; an error
+// wrapping ErrMiss when there are none that are whole.
+func (c *Cache) GetOutputs(slot string) (map[Sum][]byte, error) {
+	r, err := fsroot.OpenRoot(c.dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMiss, err)
+	}
+	defer r.Close()
+	b, err := r.ReadFile(filepath.Join(c.dir, c.outputsIndex(slot)))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMiss, err)
+	}
+	chunks, err := decodeOutputsIndex(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrMiss, c.outputsIndex(slot), err)
+	}
+	recs := map[Sum][]byte{}
+	for _, s := range chunks {
+		name := c.outputsChunk(slot, s)
+		b, err := r.ReadFile(filepath.Join(c.dir, name))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrMiss, err)
+		}
+		if sha256.Sum256(b) != s {
+			// Spoiled: removed, so that the next PutOutputs writes it
+			// again instead of keeping it by its name.
+			_ = os.Remove(filepath.Join(c.dir, name))
+			return nil, fmt.Errorf("%w: %s: its content does not match its name", ErrMiss, name)
+		}
+		rd := &reader{b: b}
+		for len(rd.b) > 0 && rd.err == nil {
+			k := rd.sum()
+			recs[k] = rd.bytes()
+		}
+		if rd.err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", ErrMiss, name, rd.err)
+		}
+	}
+	return recs, nil
+}
+
+// PutOutputs keeps recs as the records of slot, replacing those before:
+// chunks first (those already there are kept), then the index, then the
+// other chunks of slot are removed.
+func (c *Cache) PutOutputs(slot string, recs map[Sum][]byte) error {
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+		return err
+	}
+	keys := make([]Sum, 0, len(recs))
+	for k := range recs {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b Sum) int { return bytes.Compare(a[:], b[:]) })
+	var chunks []Sum
+	keep := map[string]bool{}
+	var buf bytes.Buffer
+	have := c.listing()
+	flush := func() error {
+		if buf.Len() == 0 {
+			return nil
+		}
+		s := sha256.Sum256(buf.Bytes())
+		chunks = append(chunks, s)
+		name := c.outputsChunk(slot, s)
+		keep[name] = true
+		var err error
+		// Named by its digest, checked by GetOutputs (which removes a
+		// spoiled one): a chunk there is kept as it is.
+		if !have[name] {
+			err = c.writeFile(name, buf.Bytes())
+		}
+		buf.Reset()
+		return err
+	}
+	for i, k := range keys {
+		if i > 0 && k[0]>>2 != keys[i-1][0]>>2 {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		if buf.Len()+len(recs[k])+64 > fsroot.MaxFileSize {
+			return fmt.Errorf("output record of %d bytes: too large to cache", len(recs[k]))
+		}
+		putBytes(&buf, k[:])
+		putBytes(&buf, recs[k])
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	var idx bytes.Buffer
+	idx.WriteString(outputsMagic)
+	putInt(&idx, len(chunks))
+	for _, s := range chunks {
+		putBytes(&idx, s[:])
+	}
+	s := sha256.Sum256(idx.Bytes())
+	idx.Write(s[:])
+	if err := c.writeFile(c.outputsIndex(slot), idx.Bytes()); err != nil {
+		return err
+	}
+	for n := range have {
+		if strings.HasPrefix(n, slot+"-") && strings.HasSuffix(n, ".outchunk") && !keep[n] {
+			_ = os.Remove(filepath.Join(c.dir, n))
+		}
+	}
+	return nil
+}
+
+// listing names the regular files of the cache folder.
+func (c *Cache) listing() map[string]bool {
+	entries, err := os.ReadDir(c.dir)
+	if err != nil {
+		return nil
+	}
+	have := make(map[string]bool, len(entries))
+	for _, de := range entries {
+		if de.Type().IsRegular() {
+			have[de.Name()] = true
+		}
+	}
+	return have
+}
+
+func decodeOutputsIndex(b []byte) ([]Sum, error) {
+	if len(b) < len(outputsMagic)+sha256.Size || string(b[:len(outputsMagic)]) != outputsMagic {
+		return nil, errors.New("not an index of this format")
+	}
+	body, tail := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
+	if s := sha256.Sum256(body); !bytes.Equal(s[:], tail) {
+		return nil, errors.New("its digest does not match: truncated or corrupt")
+	}
+	r := &reader{b: body[len(outputsMagic):]}
+	var chunks []Sum
+	for n := r.int(); n > 0 && r.err == nil; n-- {
+		chunks = append(chunks, r.sum())
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.err = errors.New("trailing bytes")
+	}
+	return chunks, r.err
+}

@@ -1,0 +1,323 @@
+package render
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/wavesmith/wavesmith/gitops"
+	"github.com/wavesmith/wavesmith/internal/keyhash"
+	"github.com/wavesmith/wavesmith/manifest"
+)
+
+// Outputs keeps what rendering each spec gave, by a digest of everything
+// that decides it, across renders and processes (Options.Outputs): a spec
+// whose digest is among the records of an earlier render is neither
+// generated, decorated nor encoded again; its children are taken, encoded
+// and resolved, from the record. The CLI keeps the records of the last
+// render of each tree in the tree cache, so that a render after one spec
+// changed renders that spec only.
+//
+// The digest of a spec's output is the Memo's (reuse.go: the spec's
+// canonical bytes and source, the path and bytes of everything it reads,
+// the files every spec may read, every generator option, the scope table,
+// the binary's build) with what decorating its children depends on: the
+// render's defaults, part-of, engines and dialects, and where the wave
+// plan puts the spec (its base wave and the wave its dependencies end in).
+// So a reused output is the output a full render gives. Everything the
+// render checks across specs (duplicates, Namespace and CRD waves,
+// inventories, order) still runs over every item; errors are never kept.
+//
+// Records are hostile input (they come from a cache on disk): one that
+// does not decode whole is a miss. Outputs take effect with
+// Options.DiscardObjects only (a reused child has no map).
+type Outputs struct {
+	files        []string
+	prev         map[[sha256.Size]byte][]byte
+	mu           sync.Mutex
+	used         map[[sha256.Size]byte][]byte
+	hits, misses atomic.Int64
+}
+
+// NewOutputs returns Outputs holding prev, the records of an earlier render
+// (Records). files are paths relative to a render's root that generators
+// read for any spec (as NewMemo's).
+func NewOutputs(prev map[[sha256.Size]byte][]byte, files ...string) *Outputs {
+	return &Outputs{files: slices.Clone(files), prev: prev, used: map[[sha256.Size]byte][]byte{}}
+}
+
+// Records returns the records of the specs this render rendered or
+// reused: what the next render passes to NewOutputs. Records of specs this
+// render did not have are dropped, so they do not pile up.
+func (o *Outputs) Records() map[[sha256.Size]byte][]byte {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return maps.Clone(o.used)
+}
+
+// Stats returns how many specs were taken from the records (hits) and
+// rendered with their record kept (misses) so far.
+func (o *Outputs) Stats() (hits, misses int) {
+	return int(o.hits.Load()), int(o.misses.Load())
+}
+
+// staleOutputKeyForTest leaves the wave plan out of the output digest: the
+// control of the tests that compare reused and full renders.
+var staleOutputKeyForTest bool
+
+// decorationKey digests the options decorating a child depends on,
+// beyond what the Memo's common digest holds.
+func decorationKey(opts *Options) [sha256.Size]byte {
+	h := sha256.New()
+	keyhash.Field(h, "wavesmith outputs v1")
+	keys := slices.Sorted(maps.Keys(opts.Defaults))
+	keyhash.Count(h, len(keys))
+	for _, k := range keys {
+		keyhash.Field(h, k)
+		keyhash.Field(h, opts.Defaults[k])
+	}
+	keyhash.Field(h, opts.PartOf)
+	keyhash.Field(h, opts.Namespace)
+	keyhash.Field(h, fmt.Sprint(opts.KeepInputs))
+	for _, ds := range [][]gitops.Dialect{opts.Engines, opts.Dialects} {
+		keyhash.Count(h, len(ds))
+		for _, d := range ds {
+			keyhash.Field(h, fmt.Sprintf("%T %s %+v", d, d.Name(), d))
+		}
+	}
+	var k [sha256.Size]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// outputKey is the digest of everything that decides spec i's output,
+// given the Memo digest of its generation.
+func (r *reuse) outputKey(gen [sha256.Size]byte, plan *wavePlan, i int) [sha256.Size]byte {
+	h := sha256.New()
+	h.Write(r.decoration[:])
+	h.Write(gen[:])
+	if !staleOutputKeyForTest {
+		need, ok := plan.after(i)
+		keyhash.Field(h, fmt.Sprint(plan.base(i), need, ok))
+	}
+	var k [sha256.Size]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// lookup returns the spec's output kept under k, its children made items
+// of spec.
+func (o *Outputs) lookup(k [sha256.Size]byte, spec *Item) (specOutput, int, bool) {
+	b, ok := o.prev[k]
+	if !ok {
+		o.mu.Lock()
+		b, ok = o.used[k] // two specs of one render with one digest
+		o.mu.Unlock()
+		if !ok {
+			return specOutput{}, 0, false
+		}
+	}
+	out, wave, err := decodeOutput(b, spec)
+	if err != nil {
+		return specOutput{}, 0, false
+	}
+	o.mu.Lock()
+	o.used[k] = b
+	o.mu.Unlock()
+	o.hits.Add(1)
+	return out, wave, true
+}
+
+// keep records a spec's output rendered without errors.
+func (o *Outputs) keep(k [sha256.Size]byte, out *specOutput, wave int) {
+	b := encodeOutput(out, wave)
+	o.mu.Lock()
+	o.used[k] = b
+	o.mu.Unlock()
+	o.misses.Add(1)
+}
+
+// The record of one spec's output: its placed wave, the labels it gives
+// its spec, its warnings, and each child's encoded bytes, identity,
+// source, the type it defines (CRDs) and resolved lifecycle.
+
+type recordWriter struct{ b []byte }
+
+func (w *recordWriter) int(v int)      { w.b = binary.AppendVarint(w.b, int64(v)) }
+func (w *recordWriter) str(s string)   { w.int(len(s)); w.b = append(w.b, s...) }
+func (w *recordWriter) bytes(s []byte) { w.int(len(s)); w.b = append(w.b, s...) }
+func (w *recordWriter) bool(v bool) {
+	var b byte
+	if v {
+		b = 1
+	}
+	w.b = append(w.b, b)
+}
+func (w *recordWriter) ref(r *manifest.Ref) {
+	w.bool(r != nil)
+	if r != nil {
+		w.str(r.APIVersion)
+		w.str(r.Kind)
+		w.str(r.Namespace)
+		w.str(r.Name)
+	}
+}
+
+func encodeOutput(out *specOutput, wave int) []byte {
+	w := &recordWriter{}
+	w.int(wave)
+	labels := slices.Sorted(maps.Keys(out.specLabels))
+	w.int(len(labels))
+	for _, k := range labels {
+		w.str(k)
+		w.str(out.specLabels[k])
+	}
+	w.int(len(out.warnings))
+	for _, x := range out.warnings {
+		w.str(x.File)
+		w.str(x.Object)
+		w.str(x.Field)
+		w.str(x.Message)
+		w.ref(x.Ref)
+	}
+	w.int(len(out.children))
+	for _, it := range out.children {
+		w.bytes(it.YAML)
+		w.str(it.Key.Group)
+		w.str(it.Key.Kind)
+		w.str(it.Key.Namespace)
+		w.str(it.Key.Name)
+		w.ref(it.Ref)
+		w.str(it.Object.Source.File)
+		w.int(it.Object.Source.Index)
+		w.int(it.Object.Source.Line)
+		w.str(it.defines)
+		lc := it.lc.Lifecycle
+		w.int(it.Wave)
+		w.int(lc.ApplyOrder)
+		w.int(lc.DeleteOrder)
+		w.bool(lc.PurgeOrder != nil)
+		if lc.PurgeOrder != nil {
+			w.int(*lc.PurgeOrder)
+		}
+		for _, s := range []string{lc.Adoption, lc.Reconcile, lc.Update, lc.Delete, lc.StatusHint, lc.Hook} {
+			w.str(s)
+		}
+	}
+	return w.b
+}
+
+var errRecord = errors.New("truncated or corrupt output record")
+
+type recordReader struct {
+	b   []byte
+	err error
+}
+
+func (r *recordReader) int() int {
+	if r.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(r.b)
+	if n <= 0 || v != int64(int(v)) {
+		r.err = errRecord
+		return 0
+	}
+	r.b = r.b[n:]
+	return int(v)
+}
+
+// count reads a length of at most what remains (each element takes a
+// byte at least).
+func (r *recordReader) count() int {
+	n := r.int()
+	if n < 0 || n > len(r.b) {
+		r.err = errRecord
+		return 0
+	}
+	return n
+}
+
+func (r *recordReader) bytes() []byte {
+	n := r.count()
+	if r.err != nil {
+		return nil
+	}
+	s := r.b[:n:n]
+	r.b = r.b[n:]
+	return s
+}
+
+func (r *recordReader) str() string { return string(r.bytes()) }
+
+func (r *recordReader) bool() bool {
+	if r.err != nil {
+		return false
+	}
+	if len(r.b) == 0 || r.b[0] > 1 {
+		r.err = errRecord
+		return false
+	}
+	v := r.b[0] == 1
+	r.b = r.b[1:]
+	return v
+}
+
+func (r *recordReader) ref() *manifest.Ref {
+	if !r.bool() {
+		return nil
+	}
+	return &manifest.Ref{APIVersion: r.str(), Kind: r.str(), Namespace: r.str(), Name: r.str()}
+}
+
+// decodeOutput reads a record into the output of spec, or fails.
+func decodeOutput(b []byte, spec *Item) (specOutput, int, error) {
+	r := &recordReader{b: b}
+	var out specOutput
+	wave := r.int()
+	if n := r.count(); n > 0 {
+		out.specLabels = make(map[string]string, n)
+		for ; n > 0 && r.err == nil; n-- {
+			k := r.str()
+			out.specLabels[k] = r.str()
+		}
+	}
+	for n := r.count(); n > 0 && r.err == nil; n-- {
+		out.warnings = append(out.warnings, manifest.Warning{File: r.str(), Object: r.str(), Field: r.str(), Message: r.str(), Ref: r.ref()})
+	}
+	n := r.count()
+	out.children = make([]*Item, 0, n)
+	owner := spec.Object.Name()
+	for ; n > 0 && r.err == nil; n-- {
+		it := &Item{Role: Child, Spec: spec.Spec, YAML: r.bytes(), owner: owner}
+		it.Key = manifest.Key{Group: r.str(), Kind: r.str(), Namespace: r.str(), Name: r.str()}
+		it.Ref = r.ref()
+		it.Object = &manifest.Object{Source: manifest.Source{File: r.str(), Index: r.int(), Line: r.int()}}
+		it.defines = r.str()
+		it.Wave = r.int()
+		lc := gitops.Lifecycle{ApplyOrder: r.int(), DeleteOrder: r.int()}
+		if r.bool() {
+			p := r.int()
+			lc.PurgeOrder = &p
+		}
+		lc.Adoption, lc.Reconcile, lc.Update, lc.Delete, lc.StatusHint, lc.Hook = r.str(), r.str(), r.str(), r.str(), r.str(), r.str()
+		it.lc = lifecycle{lc}
+		it.rank = kindRank(it.Key.Kind)
+		if it.Ref == nil {
+			r.err = errRecord
+		}
+		out.children = append(out.children, it)
+	}
+	if r.err == nil && len(r.b) != 0 {
+		r.err = errRecord
+	}
+	if r.err != nil {
+		return specOutput{}, 0, r.err
+	}
+	return out, wave, nil
+}

@@ -1,0 +1,167 @@
+package render
+
+import (
+	"context"
+	"crypto/sha256"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wavesmith/wavesmith/api/inventory"
+	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/gitops"
+	"github.com/wavesmith/wavesmith/gitops/engines"
+	"github.com/wavesmith/wavesmith/internal/load"
+	"github.com/wavesmith/wavesmith/manifest"
+)
+
+// outputsRender renders the examples (edit changes the decoded inputs
+// first) with outputs (nil: none) and returns what every consumer of a
+// tree reads: the stream, the tree, the plan and the warnings.
+func outputsRender(t *testing.T, outputs *Outputs, defaults map[string]string, edit func([]*manifest.Object)) (stream []byte, tree map[string][]byte, plan *gitops.Plan, warnings []manifest.Warning) {
+	t.Helper()
+	objs, err := load.Inputs(context.Background(), "..", builtin.Registry(), []string{examples}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(objs)
+	}
+	res, err := Render(context.Background(), objs, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry(),
+		Platform: generators.Kubernetes, DiscardObjects: true, Outputs: outputs, Defaults: defaults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Stream(), res.Tree(), res.Plan(), res.Warnings
+}
+
+// moveWidgets gives the Component "widgets", on which "shop" depends, a
+// later wave: shop's objects move with it although shop did not change.
+func moveWidgets(objs []*manifest.Object) {
+	for _, o := range objs {
+		if o.Kind() == "Component" && o.Name() == "widgets" {
+			o.SetAnnotation(inventory.ApplyOrder, "7")
+		}
+	}
+}
+
+// TestOutputsReuse renders the examples, then again from the first
+// render's records, unchanged and after edits, and compares each with a
+// render without records: same stream, tree, plan and warnings.
+func TestOutputsReuse(t *testing.T) {
+	first := NewOutputs(nil)
+	outputsRender(t, first, nil, nil)
+	if h, m := first.Stats(); h != 0 || m == 0 {
+		t.Fatalf("first render: %d hits, %d misses; want 0 hits", h, m)
+	}
+	specs := len(first.Records())
+	for _, tc := range []struct {
+		name     string
+		defaults map[string]string
+		edit     func([]*manifest.Object)
+		hits     int
+	}{
+		{"unchanged", nil, nil, specs},
+		// widgets changed, shop moved with it: both rendered again.
+		{"a dependency's wave moved", nil, moveWidgets, specs - 2},
+		{"a render default changed", map[string]string{inventory.DeletePolicy: "orphan"}, nil, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, wantTree, wantPlan, wantWarn := outputsRender(t, nil, tc.defaults, tc.edit)
+			o := NewOutputs(first.Records())
+			got, gotTree, gotPlan, gotWarn := outputsRender(t, o, tc.defaults, tc.edit)
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("stream: -full +reused:\n%s", diff)
+			}
+			if diff := cmp.Diff(wantTree, gotTree); diff != "" {
+				t.Errorf("tree: -full +reused:\n%s", diff)
+			}
+			if diff := cmp.Diff(wantPlan, gotPlan); diff != "" {
+				t.Errorf("plan: -full +reused:\n%s", diff)
+			}
+			if diff := cmp.Diff(wantWarn, gotWarn); diff != "" {
+				t.Errorf("warnings: -full +reused:\n%s", diff)
+			}
+			if h, _ := o.Stats(); h != tc.hits {
+				t.Errorf("%d specs reused, want %d", h, tc.hits)
+			}
+			if n := len(o.Records()); n != specs {
+				t.Errorf("%d records kept, want one per spec (%d)", n, specs)
+			}
+		})
+	}
+}
+
+// TestOutputsStaleKeyControl: with the wave plan left out of the digest,
+// shop's output is reused at its old wave, and the comparison of
+// TestOutputsReuse fails, as it must.
+func TestOutputsStaleKeyControl(t *testing.T) {
+	staleOutputKeyForTest = true
+	defer func() { staleOutputKeyForTest = false }()
+	first := NewOutputs(nil)
+	outputsRender(t, first, nil, nil)
+	want, _, _, _ := outputsRender(t, nil, nil, moveWidgets)
+	got, _, _, _ := outputsRender(t, NewOutputs(first.Records()), nil, moveWidgets)
+	if string(want) == string(got) {
+		t.Fatal("a stale output digest went unnoticed: the comparison cannot fail")
+	}
+}
+
+// TestOutputsCorruptRecords: records cut short, extended or changed are
+// misses, never a different output.
+func TestOutputsCorruptRecords(t *testing.T) {
+	first := NewOutputs(nil)
+	want, _, _, _ := outputsRender(t, first, nil, nil)
+	for _, tc := range []struct {
+		name  string
+		spoil func([]byte) []byte
+	}{
+		{"cut short", func(b []byte) []byte { return b[:len(b)/2] }},
+		{"a byte more", func(b []byte) []byte { return append(b, 0) }},
+		{"a count too large", func(b []byte) []byte { return append([]byte{0, 0x7e}, b[2:]...) }},
+		{"empty", func([]byte) []byte { return nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			recs := map[[sha256.Size]byte][]byte{}
+			for k, b := range first.Records() {
+				recs[k] = tc.spoil(append([]byte(nil), b...))
+			}
+			o := NewOutputs(recs)
+			got, _, _, _ := outputsRender(t, o, nil, nil)
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("-full +from spoiled records:\n%s", diff)
+			}
+			if h, _ := o.Stats(); h != 0 {
+				t.Errorf("%d spoiled records reused", h)
+			}
+		})
+	}
+}
+
+// FuzzDecodeOutput: any bytes decode to an output or an error, never a
+// panic.
+func FuzzDecodeOutput(f *testing.F) {
+	first := NewOutputs(nil)
+	objs, err := load.Inputs(context.Background(), "..", builtin.Registry(), []string{examples}, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := Render(context.Background(), objs, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry(), DiscardObjects: true, Outputs: first}); err != nil {
+		f.Fatal(err)
+	}
+	for _, b := range first.Records() {
+		f.Add(b)
+	}
+	spec := &Item{Object: manifest.New(map[string]any{"metadata": map[string]any{"name": "s"}}), Spec: 0}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		out, _, err := decodeOutput(b, spec)
+		if err == nil {
+			for _, c := range out.children {
+				if c.Ref == nil || c.Object == nil {
+					t.Fatal("a child without its reference or object")
+				}
+			}
+		}
+	})
+}
