@@ -53,7 +53,9 @@ func run(nList string, runs int, wavesmith, helm, chart, work string) error {
 		return err
 	}
 	fmt.Printf("%-7s %-10s %8s %12s %10s %10s %9s\n", "N", "tool", "objects", "median wall", "its CPU", "peak RSS", "vs helm")
-	defer fmt.Println("(ws -o DIR: the first write, without a tree or cache, the files of the tree in the objects column;\n ws again: render -o of unchanged inputs; ws 1 edit: one spec changed; ws check: check of the unchanged tree)")
+	defer fmt.Println("(ws -o DIR: the first write, without a tree or cache, into a folder never used before, the files of the tree in the objects column;\n" +
+		" files alone: the same files written with os.WriteFile alone, its CPU this process's; ws -o +f+a: with --flux --argocd; +f+a tmpfs: the same into /dev/shm;\n" +
+		" ws again: render -o of unchanged inputs; ws 1 edit: one spec changed; ws check: check of the unchanged tree)")
 	for _, f := range strings.Split(nList, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
@@ -78,16 +80,37 @@ func run(nList string, runs int, wavesmith, helm, chart, work string) error {
 		// The tree rows, each with its own tree cache (docs/tree.md): the
 		// first write (no tree, no cache), a re-render of unchanged
 		// inputs, one where one spec changed, check of the unchanged tree.
-		tree := filepath.Join(dir, "tree")
 		specs := filepath.Join(dir, "specs")
 		cache := "WAVESMITH_CACHE_DIR=" + filepath.Join(dir, "cache")
-		wt, err := repeatWith(runs, []string{"WAVESMITH_CACHE_DIR=off"}, func() error { return os.RemoveAll(tree) }, wavesmith, "render", specs, "-o", tree)
+		// First writes go to folders never used before, none removed
+		// until the end: on ext4, creating files soon after deleting as
+		// many was 5 to 10 times slower here, which would measure the
+		// file system's history. "files alone" writes the same files
+		// with nothing but os.WriteFile, in the same place, just after:
+		// what the file system costs.
+		off := []string{"WAVESMITH_CACHE_DIR=off"}
+		wt, tree, err := firstWrites(runs, off, dir, wavesmith, "render", specs, "-o")
 		if err != nil {
 			return fmt.Errorf("wavesmith render -o: %w", err)
 		}
-		// A tree prints nothing: its row counts the files it wrote.
-		if wt.objects, err = countFiles(tree); err != nil {
+		alone, err := writeAlone(runs, tree, dir)
+		if err != nil {
 			return err
+		}
+		wfa, _, err := firstWrites(runs, off, dir, wavesmith, "render", specs, "--flux", "--argocd", "--argocd-repo", "https://git.example.com/platform.git", "--tree-path", "rendered", "-o")
+		if err != nil {
+			return fmt.Errorf("wavesmith render -o --flux --argocd: %w", err)
+		}
+		// The same on a tmpfs, where creating a file costs no disk.
+		var shm measure
+		if fi, err := os.Stat("/dev/shm"); err == nil && fi.IsDir() {
+			if tmp, err := os.MkdirTemp("/dev/shm", "wavesmith-bench-"); err == nil {
+				shm, _, err = firstWrites(runs, off, tmp, wavesmith, "render", specs, "--root", dir, "--flux", "--argocd", "--argocd-repo", "https://git.example.com/platform.git", "--tree-path", "rendered", "-o")
+				os.RemoveAll(tmp)
+				if err != nil {
+					return fmt.Errorf("wavesmith render -o on /dev/shm: %w", err)
+				}
+			}
 		}
 		if _, err := once([]string{cache}, wavesmith, "render", specs, "-o", tree); err != nil {
 			return err
@@ -112,12 +135,99 @@ func run(nList string, runs int, wavesmith, helm, chart, work string) error {
 		for _, r := range []struct {
 			tool string
 			m    measure
-		}{{"helm", h}, {"wavesmith", w}, {"ws -o DIR", wt}, {"ws again", same}, {"ws 1 edit", one}, {"ws check", check}} {
+		}{{"helm", h}, {"wavesmith", w}, {"ws -o DIR", wt}, {"files alone", alone}, {"ws -o +f+a", wfa}, {"+f+a tmpfs", shm}, {"ws again", same}, {"ws 1 edit", one}, {"ws check", check}} {
+			if r.m.wall == 0 {
+				continue // no /dev/shm
+			}
 			fmt.Printf("%-7d %-10s %8d %12s %10s %8.1fMB %8.2fx\n", n, r.tool, r.m.objects, r.m.wall.Round(time.Millisecond),
 				r.m.cpu.Round(time.Millisecond), float64(r.m.maxRSS)/1024, float64(r.m.wall)/float64(h.wall))
 		}
 	}
 	return nil
+}
+
+// firstWrites runs name with args and a new folder under base as their
+// last argument, runs times, and returns the median run (its objects:
+// the files of the tree) and the last folder written. The folders are
+// removed only with base.
+func firstWrites(runs int, env []string, base, name string, args ...string) (measure, string, error) {
+	var ms []measure
+	var last string
+	for i := 0; i < runs; i++ {
+		d, err := os.MkdirTemp(base, "first-")
+		if err != nil {
+			return measure{}, "", err
+		}
+		last = filepath.Join(d, "tree")
+		m, err := once(env, name, append(args, last)...)
+		if err != nil {
+			return m, "", err
+		}
+		if m.objects, err = countFiles(last); err != nil {
+			return m, "", err
+		}
+		ms = append(ms, m)
+	}
+	return median(ms), last, nil
+}
+
+// writeAlone reads the tree at src and writes its files, runs times, into
+// new folders under base with os.MkdirAll and os.WriteFile only; the
+// median run, its CPU this process's.
+func writeAlone(runs int, src, base string) (measure, error) {
+	files := map[string][]byte{}
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(src, p)
+		files[rel] = b
+		return err
+	})
+	if err != nil {
+		return measure{}, err
+	}
+	names := make([]string, 0, len(files))
+	for p := range files {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	var ms []measure
+	for i := 0; i < runs; i++ {
+		d, err := os.MkdirTemp(base, "alone-")
+		if err != nil {
+			return measure{}, err
+		}
+		var before syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+		start := time.Now()
+		for _, p := range names {
+			full := filepath.Join(d, p)
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				return measure{}, err
+			}
+			if err := os.WriteFile(full, files[p], 0o644); err != nil {
+				return measure{}, err
+			}
+		}
+		m := measure{wall: time.Since(start), objects: len(names)}
+		var after syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+		m.cpu = time.Duration(after.Utime.Nano() - before.Utime.Nano() + after.Stime.Nano() - before.Stime.Nano())
+		ms = append(ms, m)
+	}
+	return median(ms), nil
+}
+
+// median is the run of median wall time, with the highest peak RSS.
+func median(ms []measure) measure {
+	sort.Slice(ms, func(i, j int) bool { return ms[i].wall < ms[j].wall })
+	med := ms[len(ms)/2]
+	for _, m := range ms {
+		med.maxRSS = max(med.maxRSS, m.maxRSS)
+	}
+	return med
 }
 
 // countFiles counts the regular files below dir.
@@ -192,12 +302,7 @@ func repeatWith(runs int, env []string, before func() error, name string, args .
 		}
 		ms = append(ms, m)
 	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].wall < ms[j].wall })
-	med := ms[len(ms)/2]
-	for _, m := range ms {
-		med.maxRSS = max(med.maxRSS, m.maxRSS)
-	}
-	return med, nil
+	return median(ms), nil
 }
 
 func once(env []string, name string, args ...string) (measure, error) {
