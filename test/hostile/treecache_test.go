@@ -55,6 +55,13 @@ func TestSpoiledTreeCache(t *testing.T) {
 		}
 		return names
 	}
+	outChunks := func(t *testing.T, idx string) []string {
+		names, _ := filepath.Glob(strings.TrimSuffix(idx, ".idx") + "-*.outchunk")
+		if len(names) == 0 {
+			t.Fatal("no output records chunk")
+		}
+		return names
+	}
 	spoilers := map[string]func(t *testing.T){
 		"a flipped byte in a chunk": func(t *testing.T) {
 			c := chunks(t, index(t))[0]
@@ -86,6 +93,32 @@ func TestSpoiledTreeCache(t *testing.T) {
 			if _, err := os.Stat(i); err != nil {
 				t.Fatalf("the other entry is not in the same slot: %v", err)
 			}
+		},
+		// The per-spec output records are read when the entry misses:
+		// each of these spoils the entry's index too.
+		"a flipped byte in an output records chunk": func(t *testing.T) {
+			i := index(t)
+			c := outChunks(t, i)[0]
+			b, _ := os.ReadFile(c)
+			b[len(b)/2] ^= 0x20
+			os.WriteFile(c, b, 0o600)
+			os.WriteFile(i, nil, 0o600)
+		},
+		"a truncated output records index": func(t *testing.T) {
+			i := index(t)
+			o := strings.TrimSuffix(i, ".idx") + ".outs"
+			b, _ := os.ReadFile(o)
+			os.WriteFile(o, b[:len(b)-1], 0o600)
+			os.WriteFile(i, nil, 0o600)
+		},
+		"an output records chunk replaced by a FIFO": func(t *testing.T) {
+			i := index(t)
+			c := outChunks(t, i)[0]
+			os.Remove(c)
+			if err := syscall.Mkfifo(c, 0o600); err != nil {
+				t.Fatalf("mkfifo: %v", err)
+			}
+			os.WriteFile(i, nil, 0o600)
 		},
 		"an executable digest of another build": func(t *testing.T) {
 			names, _ := filepath.Glob(filepath.Join(cache, "exe-*"))
