@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"path"
 	"sort"
 	"strings"
 
@@ -29,21 +28,20 @@ const PassThroughDir = "_objects"
 // kustomization.yaml lists the folders. `kustomize build` of the root
 // gives the same objects as the stream.
 func (r *Result) Tree() map[string][]byte {
-	files := map[string][]byte{}
-	folders := map[string][]string{} // folder -> file names in output order
-	for i, p := range r.Paths() {
-		dir, name := path.Split(p)
-		dir = strings.TrimSuffix(dir, "/")
-		files[p] = r.Items[i].YAML
-		folders[dir] = append(folders[dir], name)
+	dirs, names := r.layout()
+	files := make(map[string][]byte, len(r.Items)+len(r.Specs)+2)
+	folders := make(map[string][]string, len(r.Specs)+1) // folder -> file names in output order
+	for i, it := range r.Items {
+		files[dirs[i]+"/"+names[i]] = it.YAML
+		folders[dirs[i]] = append(folders[dirs[i]], names[i])
 	}
-	dirs := make([]string, 0, len(folders))
+	dirList := make([]string, 0, len(folders))
 	for d, names := range folders {
-		dirs = append(dirs, d)
+		dirList = append(dirList, d)
 		files[d+"/kustomization.yaml"] = KustomizationFile(names)
 	}
-	sort.Strings(dirs)
-	files["kustomization.yaml"] = KustomizationFile(dirs)
+	sort.Strings(dirList)
+	files["kustomization.yaml"] = KustomizationFile(dirList)
 	return files
 }
 
@@ -54,22 +52,40 @@ func (r *Result) Tree() map[string][]byte {
 // unique even on case-insensitive file systems: no name can reach outside
 // the tree or overwrite another object's file.
 func (r *Result) Paths() []string {
+	dirs, names := r.layout()
+	paths := make([]string, len(r.Items))
+	for i := range paths {
+		paths[i] = dirs[i] + "/" + names[i]
+	}
+	return paths
+}
+
+// layout returns the folder and file name of each item (Paths). Every
+// folder and file name is a safe segment, lower case: names compare
+// without case as they are.
+func (r *Result) layout() (dirs, names []string) {
 	specDirs := make([]string, len(r.Specs))
-	usedDirs := map[string]bool{strings.ToLower(PassThroughDir): true}
+	usedDirs := make(map[treeName]bool, len(r.Specs)+1)
+	usedDirs[treeName{name: PassThroughDir}] = true
 	for i, s := range r.Specs {
 		specDirs[i] = unique(specDir(s.Key), "", usedDirs)
 	}
-	paths := make([]string, len(r.Items))
-	used := map[string]bool{}
+	dirs, names = make([]string, len(r.Items)), make([]string, len(r.Items))
+	used := make(map[treeName]bool, len(r.Items))
+	lower := map[string]string{} // kinds in lower case
 	for i, it := range r.Items {
 		dir := PassThroughDir
 		if it.Spec >= 0 {
 			dir = specDirs[it.Spec]
 		}
-		paths[i] = dir + "/" + fileName(it.Key, dir, used)
+		dirs[i], names[i] = dir, fileName(it.Key, dir, used, lower)
 	}
-	return paths
+	return dirs, names
 }
+
+// treeName is a file name in a folder of the tree, as compared for
+// uniqueness.
+type treeName struct{ dir, name string }
 
 // specDir is the tree folder of a spec: <namespace>/<kind>-<name>.
 func specDir(k manifest.Key) string {
@@ -79,31 +95,42 @@ func specDir(k manifest.Key) string {
 // fileName is <kind>-<name>.yaml, prefixed by the namespace in the
 // pass-through folder, with the group added when two objects would share
 // a name.
-func fileName(k manifest.Key, dir string, used map[string]bool) string {
-	base := strings.ToLower(k.Kind) + "-" + k.Name
-	if dir == PassThroughDir && k.Namespace != "" {
-		base = k.Namespace + "--" + base
+func fileName(k manifest.Key, dir string, used map[treeName]bool, lower map[string]string) string {
+	kind, ok := lower[k.Kind]
+	if !ok {
+		kind = strings.ToLower(k.Kind)
+		lower[k.Kind] = kind
 	}
-	base = safeSegment(base)
-	name := base + ".yaml"
-	if used[strings.ToLower(dir+"/"+name)] && k.Group != "" {
+	var base, name string
+	if dir != PassThroughDir || k.Namespace == "" {
+		// Most names are safe as they are: one string for both.
+		name = kind + "-" + k.Name + ".yaml"
+		if base = name[:len(name)-len(".yaml")]; !isSafeSegment(base) {
+			base = safeSegment(base)
+			name = base + ".yaml"
+		}
+	} else {
+		base = safeSegment(k.Namespace + "--" + kind + "-" + k.Name)
+		name = base + ".yaml"
+	}
+	if used[treeName{dir, name}] && k.Group != "" {
 		name = safeSegment(base+"."+k.Group) + ".yaml"
 	}
-	return unique(name, dir+"/", used)
+	return unique(name, dir, used)
 }
 
 // unique returns name, or name with -2, -3, ... before its extension,
-// the first whose prefix+name is not used (compared without case), and
-// marks it used.
-func unique(name, prefix string, used map[string]bool) string {
+// the first not used in dir, and marks it used. Names are safe segments
+// (safeSegment): lower case, so equal without case only when equal.
+func unique(name, dir string, used map[treeName]bool) string {
 	stem, ext := name, ""
 	if strings.HasSuffix(name, ".yaml") {
 		stem, ext = strings.TrimSuffix(name, ".yaml"), ".yaml"
 	}
-	for i := 2; used[strings.ToLower(prefix+name)]; i++ {
+	for i := 2; used[treeName{dir, name}]; i++ {
 		name = fmt.Sprintf("%s-%d%s", stem, i, ext)
 	}
-	used[strings.ToLower(prefix+name)] = true
+	used[treeName{dir, name}] = true
 	return name
 }
 
