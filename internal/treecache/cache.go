@@ -165,28 +165,7 @@ func (c *Cache) Put(slot string, e *Entry) error {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	var chunks []Sum
-	keep := map[string]bool{}
-	var buf bytes.Buffer
-	have := c.listing()
-	flush := func() error {
-		if buf.Len() == 0 {
-			return nil
-		}
-		s := sha256.Sum256(buf.Bytes())
-		chunks = append(chunks, s)
-		name := c.chunk(slot, s)
-		keep[name] = true
-		var err error
-		// A chunk of the same content is there already (its name is its
-		// digest; Get checks it and removes a spoiled one): one changed
-		// spec rewrites one chunk.
-		if !have[name] {
-			err = c.writeFile(name, buf.Bytes())
-		}
-		buf.Reset()
-		return err
-	}
+	w := c.chunks(func(s Sum) string { return c.chunk(slot, s) })
 	top := ""
 	for _, p := range paths {
 		b := e.Files[p]
@@ -196,19 +175,19 @@ func (c *Cache) Put(slot string, e *Entry) error {
 		// A chunk ends with its top folder (a namespace of specs, _flux)
 		// or at chunkSize, so that a change elsewhere leaves it as it was.
 		first, _, _ := strings.Cut(p, "/")
-		if buf.Len()+len(b)+len(p)+20 > chunkSize || first != top {
-			if err := flush(); err != nil {
+		if w.buf.Len()+len(b)+len(p)+20 > chunkSize || first != top {
+			if err := w.flush(); err != nil {
 				return err
 			}
 		}
 		top = first
-		putBytes(&buf, []byte(p))
-		putBytes(&buf, b)
+		putBytes(&w.buf, []byte(p))
+		putBytes(&w.buf, b)
 	}
-	if err := flush(); err != nil {
+	if err := w.flush(); err != nil {
 		return err
 	}
-	if err := c.writeFile(c.index(slot), encodeIndex(e, chunks)); err != nil {
+	if err := c.writeFile(c.index(slot), encodeIndex(e, w.sums)); err != nil {
 		return err
 	}
 	entries, err := os.ReadDir(c.dir)
@@ -217,7 +196,7 @@ func (c *Cache) Put(slot string, e *Entry) error {
 	}
 	for _, de := range entries {
 		n := de.Name()
-		if strings.HasPrefix(n, slot+"-") && strings.HasSuffix(n, ".chunk") && !keep[n] {
+		if strings.HasPrefix(n, slot+"-") && strings.HasSuffix(n, ".chunk") && !w.keep[n] {
 			_ = os.Remove(filepath.Join(c.dir, n))
 		}
 	}
@@ -273,6 +252,40 @@ func (c *Cache) evict(slot string, entries []os.DirEntry) {
 			_ = os.Remove(filepath.Join(c.dir, de.Name()))
 		}
 	}
+}
+
+// chunkWriter writes the chunks of an entry or of output records: each
+// named (name) by the SHA-256 of its content, and written only when the
+// cache folder lacks it (Get and GetOutputs check a chunk against its
+// name and remove a spoiled one).
+type chunkWriter struct {
+	c    *Cache
+	name func(Sum) string
+	have map[string]bool
+	keep map[string]bool // the names of the chunks written or kept
+	sums []Sum
+	buf  bytes.Buffer
+}
+
+func (c *Cache) chunks(name func(Sum) string) *chunkWriter {
+	return &chunkWriter{c: c, name: name, have: c.listing(), keep: map[string]bool{}}
+}
+
+// flush ends the chunk in buf, if any.
+func (w *chunkWriter) flush() error {
+	if w.buf.Len() == 0 {
+		return nil
+	}
+	s := sha256.Sum256(w.buf.Bytes())
+	w.sums = append(w.sums, s)
+	name := w.name(s)
+	w.keep[name] = true
+	var err error
+	if !w.have[name] {
+		err = w.c.writeFile(name, w.buf.Bytes())
+	}
+	w.buf.Reset()
+	return err
 }
 
 // writeFile writes name in the cache folder atomically.

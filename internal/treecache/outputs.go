@@ -85,46 +85,26 @@ func (c *Cache) PutOutputs(slot string, recs map[Sum][]byte) error {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b Sum) int { return bytes.Compare(a[:], b[:]) })
-	var chunks []Sum
-	keep := map[string]bool{}
-	var buf bytes.Buffer
-	have := c.listing()
-	flush := func() error {
-		if buf.Len() == 0 {
-			return nil
-		}
-		s := sha256.Sum256(buf.Bytes())
-		chunks = append(chunks, s)
-		name := c.outputsChunk(slot, s)
-		keep[name] = true
-		var err error
-		// Named by its digest, checked by GetOutputs (which removes a
-		// spoiled one): a chunk there is kept as it is.
-		if !have[name] {
-			err = c.writeFile(name, buf.Bytes())
-		}
-		buf.Reset()
-		return err
-	}
+	w := c.chunks(func(s Sum) string { return c.outputsChunk(slot, s) })
 	for i, k := range keys {
 		if i > 0 && k[0]>>2 != keys[i-1][0]>>2 {
-			if err := flush(); err != nil {
+			if err := w.flush(); err != nil {
 				return err
 			}
 		}
-		if buf.Len()+len(recs[k])+64 > fsroot.MaxFileSize {
+		if w.buf.Len()+len(recs[k])+64 > fsroot.MaxFileSize {
 			return fmt.Errorf("output record of %d bytes: too large to cache", len(recs[k]))
 		}
-		putBytes(&buf, k[:])
-		putBytes(&buf, recs[k])
+		putBytes(&w.buf, k[:])
+		putBytes(&w.buf, recs[k])
 	}
-	if err := flush(); err != nil {
+	if err := w.flush(); err != nil {
 		return err
 	}
 	var idx bytes.Buffer
 	idx.WriteString(outputsMagic)
-	putInt(&idx, len(chunks))
-	for _, s := range chunks {
+	putInt(&idx, len(w.sums))
+	for _, s := range w.sums {
 		putBytes(&idx, s[:])
 	}
 	s := sha256.Sum256(idx.Bytes())
@@ -132,8 +112,8 @@ func (c *Cache) PutOutputs(slot string, recs map[Sum][]byte) error {
 	if err := c.writeFile(c.outputsIndex(slot), idx.Bytes()); err != nil {
 		return err
 	}
-	for n := range have {
-		if strings.HasPrefix(n, slot+"-") && strings.HasSuffix(n, ".outchunk") && !keep[n] {
+	for n := range w.have {
+		if strings.HasPrefix(n, slot+"-") && strings.HasSuffix(n, ".outchunk") && !w.keep[n] {
 			_ = os.Remove(filepath.Join(c.dir, n))
 		}
 	}
