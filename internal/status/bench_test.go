@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -178,6 +179,7 @@ func benchKaotoStatus(b *testing.B, n int) {
 		// A restart over unchanged specs: the Lease given up by the
 		// stopped manager is taken at once; every spec is reconciled,
 		// none is written.
+		stopProfile := profileRestart(b)
 		restarted, cpu := time.Now(), cpuTime()
 		c := startCounted(b, opts(), n, restarted)
 		var elected time.Duration
@@ -194,6 +196,7 @@ func benchKaotoStatus(b *testing.B, n int) {
 		// The CPU time this process used meanwhile: the controller's, and
 		// the test's watch (the API server's is not counted).
 		b.ReportMetric((cpuTime() - cpu).Seconds(), "cpu-s-restart")
+		stopProfile()
 		b.ReportMetric(float64(c.writes.total.Load()), "restart-status-writes")
 
 		// A hand-over, as between the shipped two replicas: a standby
@@ -245,6 +248,29 @@ func benchKaotoStatus(b *testing.B, n int) {
 			b.Fatal(err)
 		}
 		w.stop()
+	}
+}
+
+// profileRestart writes a CPU profile of the cold restart alone to the
+// file WAVESMITH_RESTART_CPUPROFILE names, when set; it returns what stops
+// it.
+func profileRestart(b *testing.B) func() {
+	path := os.Getenv("WAVESMITH_RESTART_CPUPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
