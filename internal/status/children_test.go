@@ -13,14 +13,19 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/watchlist"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
+	designerv1alpha1 "github.com/wavesmith/wavesmith/api/designer/v1alpha1"
 	"github.com/wavesmith/wavesmith/api/inventory"
+	"github.com/wavesmith/wavesmith/api/v1alpha1"
 )
 
 // TestTypedChildKinds: built-in kinds whose body status reads are cached
@@ -114,5 +119,32 @@ func TestTypedChildRead(t *testing.T) {
 				t.Errorf("health %s (%s) from the typed read, %s (%s) from the JSON one", gh, gm, wh, wm)
 			}
 		})
+	}
+}
+
+// TestListNotStream: the informers of kinds sent as JSON (the specs,
+// unstructured children) list rather than stream; typed and metadata ones
+// keep client-go's watch-list stream.
+func TestListNotStream(t *testing.T) {
+	cases := map[string]struct {
+		obj  runtime.Object
+		json bool
+	}{
+		"Kaoto":          {&designerv1alpha1.Kaoto{}, true},
+		"Component":      {&v1alpha1.Component{}, true},
+		"unstructured":   {&unstructured.Unstructured{}, true},
+		"typed child":    {&appsv1.Deployment{}, false},
+		"metadata child": {&metav1.PartialObjectMetadata{}, false},
+	}
+	for name, tc := range cases {
+		if got := sentAsJSON(tc.obj); got != tc.json {
+			t.Errorf("%s: sentAsJSON %v, want %v", name, got, tc.json)
+		}
+	}
+	if !watchlist.DoesClientNotSupportWatchListSemantics(listNotStream{&toolscache.ListWatch{}}) {
+		t.Error("listNotStream does not turn the watch-list off")
+	}
+	if watchlist.DoesClientNotSupportWatchListSemantics(&toolscache.ListWatch{}) {
+		t.Error("control: a plain ListWatch turns the watch-list off")
 	}
 }
