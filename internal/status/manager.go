@@ -165,10 +165,6 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 	if o.Burst > 0 {
 		cfg.Burst = o.Burst
 	}
-	// Responses uncompressed: in a cluster the network is cheap, gzip
-	// costs the API server and this client CPU (a tenth of a cold
-	// start's, docs/status-controller.md "Restarts").
-	cfg.DisableCompression = true
 	mo := ctrl.Options{
 		Scheme:                  Scheme(),
 		Metrics:                 metricsserver.Options{BindAddress: o.MetricsAddr},
