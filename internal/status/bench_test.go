@@ -41,7 +41,9 @@ import (
 // The controller runs in this process with the shipped settings
 // (NewManager's defaults, leader election, the Go memory limit the
 // shipped Deployment sets); the objects are written by a setup client of
-// their own, without a rate limit and with many writers at once.
+// their own, without a rate limit and with many writers at once. With
+// WAVESMITH_RESTART_CPUPROFILE=file it writes a CPU profile of the cold
+// restart to file.
 func BenchmarkKaotoStatus1000(b *testing.B) { benchKaotoStatus(b, 1000) }
 
 // BenchmarkKaotoStatus5000 is the same with 5000 Kaotos.
