@@ -1,11 +1,16 @@
 package status
 
 import (
+	appsv1 "k8s.io/api/apps/v1"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	designerv1alpha1 "github.com/wavesmith/wavesmith/api/designer/v1alpha1"
 	"github.com/wavesmith/wavesmith/api/inventory"
+	"github.com/wavesmith/wavesmith/api/v1alpha1"
 )
 
 // lastApplied is the annotation kubectl apply (client-side) keeps: a copy
@@ -40,17 +45,31 @@ var metadataOnly = map[schema.GroupKind]bool{
 // what status needs. managedFields and the last-applied annotation go
 // (about half the heap of a cache of rendered objects), and so does the
 // pod template of a workload (see templated). Of a child (cached
-// unstructured or as metadata; specs are typed) the labels go too, and
-// every annotation but wavesmith.io/status-hint: rendered children carry
-// a dozen that status never reads. Status writes are not affected: the
-// API server keeps an object's managedFields when an update carries none,
-// and a status update changes only the status.
+// unstructured, typed or as metadata; anything but a Kaoto or Component)
+// the labels go too, and every annotation but wavesmith.io/status-hint:
+// rendered children carry a dozen that status never reads. Status writes
+// are not affected: the API server keeps an object's managedFields when an
+// update carries none, and a status update changes only the status.
 func trimForStatus(obj any) (any, error) {
 	switch o := obj.(type) {
-	case *unstructured.Unstructured:
+	case *designerv1alpha1.Kaoto, *v1alpha1.Component:
+		// A spec keeps its labels and annotations.
+	case metav1.Object:
 		trimChildMeta(o)
-	case *metav1.PartialObjectMetadata:
-		trimChildMeta(o)
+	}
+	// The typed workloads' templates (typedChild); the API's older
+	// versions of these kinds are not served any more.
+	switch o := obj.(type) {
+	case *appsv1.Deployment:
+		o.Spec.Template = corev1.PodTemplateSpec{}
+	case *appsv1.StatefulSet:
+		o.Spec.Template = corev1.PodTemplateSpec{}
+	case *appsv1.DaemonSet:
+		o.Spec.Template = corev1.PodTemplateSpec{}
+	case *appsv1.ReplicaSet:
+		o.Spec.Template = corev1.PodTemplateSpec{}
+	case *batchv1.Job:
+		o.Spec.Template = corev1.PodTemplateSpec{}
 	}
 	if o, ok := obj.(metav1.Object); ok {
 		o.SetManagedFields(nil)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -111,9 +112,7 @@ func (c *children) forgetLocked(o owner) {
 }
 
 // ownersOf returns the specs of one kind that list a child.
-func (c *children) ownersOf(kind string, obj client.Object) []reconcile.Request {
-	gvk := obj.GetObjectKind().GroupVersionKind()
-	k := childKey{gk: gvk.GroupKind(), namespace: obj.GetNamespace(), name: obj.GetName()}
+func (c *children) ownersOf(kind string, k childKey) []reconcile.Request {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var reqs []reconcile.Request
@@ -133,14 +132,13 @@ func (c *children) ensureWatch(gvk schema.GroupVersionKind) error {
 	if c.watched[gvk] || c.noWatches {
 		return nil
 	}
+	gk := gvk.GroupKind()
 	for kind, ctrl := range c.controllers {
 		obj := cacheObject(gvk)
-		kind := kind
+		// The kind is the watch's: a typed or metadata object from the
+		// cache carries none, and is not to be written to.
 		h := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj client.Object) []reconcile.Request {
-			if obj.GetObjectKind().GroupVersionKind().Empty() {
-				obj.GetObjectKind().SetGroupVersionKind(gvk)
-			}
-			return c.ownersOf(kind, obj)
+			return c.ownersOf(kind, childKey{gk: gk, namespace: obj.GetNamespace(), name: obj.GetName()})
 		})
 		if err := ctrl.Watch(source.Kind[client.Object](c.cache, obj, h)); err != nil {
 			return fmt.Errorf("watching %s: %w", gvk, err)
@@ -193,13 +191,30 @@ func entryGVK(e inventory.Entry) schema.GroupVersionKind {
 	return schema.GroupVersionKind{Group: e.Group, Version: e.Version, Kind: e.Kind}
 }
 
+// typedChild reports whether a child kind is watched as its Go type: a
+// built-in kind (client-go's scheme has its type) whose body status reads.
+// The API server then sends it as protobuf, not JSON: a cold start lists
+// such children in about a third of the CPU time (docs/status-controller.md,
+// "Restarts"). Other kinds (CRDs) are watched unstructured, as JSON.
+func typedChild(gvk schema.GroupVersionKind) bool {
+	return !metadataOnly[gvk.GroupKind()] && clientgoscheme.Scheme.Recognizes(gvk)
+}
+
 // cacheObject is the object the cache keys a child kind's informer by:
-// metadata only for a kind in metadataOnly, else unstructured.
+// metadata only for a kind in metadataOnly, the Go type for a typedChild,
+// else unstructured.
 func cacheObject(gvk schema.GroupVersionKind) client.Object {
 	if metadataOnly[gvk.GroupKind()] {
 		m := &metav1.PartialObjectMetadata{}
 		m.SetGroupVersionKind(gvk)
 		return m
+	}
+	if typedChild(gvk) {
+		if o, err := clientgoscheme.Scheme.New(gvk); err == nil {
+			if co, ok := o.(client.Object); ok {
+				return co
+			}
+		}
 	}
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(gvk)
@@ -279,25 +294,38 @@ func (c *children) warm(ctx context.Context, probe client.Reader, probeOpts []cl
 	return nil
 }
 
-// get reads a child from the cache: its metadata only for a kind in
-// metadataOnly (as an Unstructured with apiVersion, kind and metadata),
-// else the whole object.
+// get reads a child from the cache, as an Unstructured the caller must
+// not change (it may share the cache's maps): its metadata only for a kind
+// in metadataOnly (apiVersion, kind and metadata), else the whole object
+// (a typedChild converted, without a workload's pod template, as the
+// cache holds an unstructured one).
 func (c *children) get(ctx context.Context, gvk schema.GroupVersionKind, key types.NamespacedName) (*unstructured.Unstructured, error) {
-	if !metadataOnly[gvk.GroupKind()] {
-		u := &unstructured.Unstructured{}
-		u.SetGroupVersionKind(gvk)
-		return u, c.reader.Get(ctx, key, u)
-	}
-	m := &metav1.PartialObjectMetadata{}
-	m.SetGroupVersionKind(gvk)
-	if err := c.reader.Get(ctx, key, m); err != nil {
+	obj := cacheObject(gvk)
+	// Nothing here writes to the object read: the cache's copy is read as
+	// it is (a typed or metadata one is converted into new maps below).
+	if err := c.reader.Get(ctx, key, obj, client.UnsafeDisableDeepCopy); err != nil {
 		return nil, err
 	}
-	meta, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&m.ObjectMeta)
-	if err != nil {
-		return nil, err
+	var m map[string]any
+	switch o := obj.(type) {
+	case *unstructured.Unstructured:
+		return o, nil
+	case *metav1.PartialObjectMetadata:
+		meta, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&o.ObjectMeta)
+		if err != nil {
+			return nil, err
+		}
+		m = map[string]any{"metadata": meta}
+	default:
+		var err error
+		if m, err = runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err != nil {
+			return nil, err
+		}
+		if templated[gvk.GroupKind()] {
+			unstructured.RemoveNestedField(m, "spec", "template")
+		}
 	}
-	u := &unstructured.Unstructured{Object: map[string]any{"metadata": meta}}
+	u := &unstructured.Unstructured{Object: m}
 	u.SetGroupVersionKind(gvk)
 	return u, nil
 }

@@ -6,7 +6,10 @@
 // wavesmith.io/status-hint annotations, and writes phase or state,
 // conditions (with a kstatus-compatible Ready), observedGeneration and, for
 // Kaoto, the endpoint. It writes only when the status changes. Its cache
-// keeps only what status reads (trimForStatus, metadata-only watches), and
+// keeps only what status reads (trimForStatus, metadata-only watches),
+// holds built-in children as their Go types (typedChild: the API server
+// sends them as protobuf) and lists the kinds sent as JSON rather than
+// streaming them (newInformer), so that a cold start costs little; and
 // a label selector (Options.WatchLabelSelector, on ShardKey) shards the
 // specs across replicas, each shard with its own Lease (LeaseName). Every
 // replica fills its cache before it leads (controller warm-up and

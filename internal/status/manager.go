@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/selection"
 	"k8s.io/apimachinery/pkg/util/validation"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -178,7 +180,7 @@ func NewManager(cfg *rest.Config, o Options) (ctrl.Manager, error) {
 		// informer starts for a kind on its first read.
 		Client: client.Options{Cache: &client.CacheOptions{Unstructured: true}},
 		// The cache holds only what status needs (see trimForStatus).
-		Cache: cache.Options{DefaultTransform: trimForStatus},
+		Cache: cache.Options{DefaultTransform: trimForStatus, NewInformer: newInformer},
 	}
 	// A replica that does not lead yet fills its cache already (the
 	// specs, and their children's kinds through warmer), so that it
@@ -281,3 +283,34 @@ func (w *warmer) Start(ctx context.Context) error {
 	}
 	return nil
 }
+
+// newInformer is the cache's informer constructor: an informer of a kind
+// the API server sends as JSON (the specs, unstructured children) fills
+// itself with a list, not a watch-list stream (client-go's default since
+// 1.35). A stream sends every object as an event of its own, which the
+// client frames, sniffs and decodes apart: about 3 passes over each
+// object's JSON where a list takes 2 (docs/status-controller.md,
+// "Restarts"). Protobuf kinds keep the stream, which costs them nothing
+// more.
+func newInformer(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, idx toolscache.Indexers) toolscache.SharedIndexInformer {
+	if l, ok := lw.(*toolscache.ListWatch); ok && sentAsJSON(obj) {
+		lw = listNotStream{l}
+	}
+	return toolscache.NewSharedIndexInformer(lw, obj, resync, idx)
+}
+
+// sentAsJSON reports whether the API server sends obj's kind as JSON: a
+// spec (a custom resource) or an unstructured object.
+func sentAsJSON(obj runtime.Object) bool {
+	switch obj.(type) {
+	case *designerv1alpha1.Kaoto, *v1alpha1.Component, *unstructured.Unstructured:
+		return true
+	}
+	return false
+}
+
+// listNotStream is a ListWatch that tells the reflector to list (client-go
+// asks ListerWatchers this, see watchlist.DoesClientNotSupportWatchListSemantics).
+type listNotStream struct{ *toolscache.ListWatch }
+
+func (listNotStream) IsWatchListSemanticsUnSupported() bool { return true }
