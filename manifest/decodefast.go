@@ -32,9 +32,13 @@ func decodeSimple(file string, data []byte, budget *Budget) (objs []*Object, ok 
 		pathEnd   int
 	}
 	type field struct{ start, end, line int }
-	var stack []level
-	var paths []byte
-	var fields []field
+	// Sized once from the number of lines: a field per line at most, its
+	// path at most the line's length times the depth (64 at most).
+	lines := bytes.Count(data, []byte{'\n'}) + 1
+	var stackBuf [8]level
+	stack := stackBuf[:0]
+	paths := make([]byte, 0, 2*len(data))
+	fields := make([]field, 0, lines)
 	nodes, size := 1, 0 // the root mapping
 	open := ""          // the key whose nested mapping the next line starts
 	var openField field
@@ -70,7 +74,7 @@ func decodeSimple(file string, data []byte, budget *Budget) (objs []*Object, ok 
 			value = rest[1:]
 		}
 		switch {
-		case stack == nil:
+		case len(stack) == 0:
 			if open != "" {
 				return nil, false
 			}
@@ -113,7 +117,7 @@ func decodeSimple(file string, data []byte, budget *Budget) (objs []*Object, ok 
 		}
 		top.m[key] = value
 	}
-	if stack == nil || open != "" || nodes > MaxNodes || size > MaxDecodedSize {
+	if len(stack) == 0 || open != "" || nodes > MaxNodes || size > MaxDecodedSize {
 		return nil, false
 	}
 	if budget != nil && budget.left.Load()-int64(size) < 0 {
