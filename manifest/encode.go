@@ -27,9 +27,27 @@ type Encoder struct {
 
 // Encode appends the YAML form of m to buf.
 func (x *Encoder) Encode(buf *bytes.Buffer, m map[string]any) {
-	x.e.buf, x.e.depth = buf, 0
+	// The encoder appends to the buffer's free space and hands it back
+	// with one Write (in place when it fits): appends inline, a
+	// Buffer's methods do not.
+	x.e.out.b, x.e.depth = buf.AvailableBuffer(), 0
+	x.e.buf = &x.e.out
 	x.e.mapping(m, 0)
-	x.e.buf = nil
+	buf.Write(x.e.out.b)
+	x.e.out.b, x.e.buf = nil, nil
+}
+
+// appender is the encoder's output: a byte slice with the writing
+// methods of bytes.Buffer that the encoder uses, each small enough to
+// inline.
+type appender struct{ b []byte }
+
+func (a *appender) WriteString(s string) { a.b = append(a.b, s...) }
+func (a *appender) writeByte(c byte)     { a.b = append(a.b, c) }
+func (a *appender) WriteRune(r rune)     { a.b = utf8.AppendRune(a.b, r) }
+func (a *appender) Write(p []byte) (int, error) {
+	a.b = append(a.b, p...)
+	return len(p), nil
 }
 
 // EncodeObject returns the YAML of one object.
@@ -41,7 +59,8 @@ func EncodeObject(o *Object) []byte {
 }
 
 type encoder struct {
-	buf *bytes.Buffer
+	buf *appender
+	out appender
 	// entries holds one reusable entry slice per nesting depth.
 	entries [][]entry
 	depth   int
@@ -86,7 +105,7 @@ func (e *encoder) mapping(m map[string]any, indent int) {
 		} else {
 			e.quoted(en.k)
 		}
-		e.buf.WriteByte(':')
+		e.buf.writeByte(':')
 		e.valueAfterKey(en.v, indent)
 	}
 	clear(entries) // keep no value alive through the scratch space
@@ -118,7 +137,7 @@ func (e *encoder) valueAfterKey(v any, indent int) {
 			e.buf.WriteString(" {}\n")
 			return
 		}
-		e.buf.WriteByte('\n')
+		e.buf.writeByte('\n')
 		e.indent(indent + 2)
 		e.mapping(t, indent+2)
 	case []any:
@@ -126,10 +145,10 @@ func (e *encoder) valueAfterKey(v any, indent int) {
 			e.buf.WriteString(" []\n")
 			return
 		}
-		e.buf.WriteByte('\n')
+		e.buf.writeByte('\n')
 		e.sequence(t, indent)
 	default:
-		e.buf.WriteByte(' ')
+		e.buf.writeByte(' ')
 		e.scalar(v, indent)
 	}
 }
@@ -182,7 +201,7 @@ func (e *encoder) scalar(v any, indent int) {
 		e.buf.WriteString("null\n")
 	case string:
 		e.string(t, indent)
-		e.buf.WriteByte('\n')
+		e.buf.writeByte('\n')
 	case bool:
 		if t {
 			e.buf.WriteString("true\n")
@@ -190,17 +209,14 @@ func (e *encoder) scalar(v any, indent int) {
 			e.buf.WriteString("false\n")
 		}
 	case int64:
-		e.buf.WriteString(strconv.FormatInt(t, 10))
-		e.buf.WriteByte('\n')
+		e.buf.b = append(strconv.AppendInt(e.buf.b, t, 10), '\n')
 	case int:
-		e.buf.WriteString(strconv.Itoa(t))
-		e.buf.WriteByte('\n')
+		e.buf.b = append(strconv.AppendInt(e.buf.b, int64(t), 10), '\n')
 	case int32:
-		e.buf.WriteString(strconv.FormatInt(int64(t), 10))
-		e.buf.WriteByte('\n')
+		e.buf.b = append(strconv.AppendInt(e.buf.b, int64(t), 10), '\n')
 	case float64:
 		e.buf.WriteString(formatFloat(t))
-		e.buf.WriteByte('\n')
+		e.buf.writeByte('\n')
 	default:
 		// Not a JSON value: a programming error in a generator.
 		panic(fmt.Sprintf("manifest: cannot encode %T", v))
@@ -244,14 +260,14 @@ func (e *encoder) literal(s string, indent int) {
 	}
 	lines := strings.Split(body, "\n")
 	for _, l := range lines {
-		e.buf.WriteByte('\n')
+		e.buf.writeByte('\n')
 		if l != "" {
 			e.indent(indent + 2)
 			e.buf.WriteString(l)
 		}
 	}
 	for i := 1; i < trailing; i++ {
-		e.buf.WriteByte('\n')
+		e.buf.writeByte('\n')
 	}
 	// The caller writes the final line end.
 }
@@ -289,7 +305,7 @@ func isPrintable(r rune) bool {
 
 func (e *encoder) quoted(s string) {
 	b := e.buf
-	b.WriteByte('"')
+	b.writeByte('"')
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
@@ -320,7 +336,7 @@ func (e *encoder) quoted(s string) {
 			b.WriteRune(r)
 		}
 	}
-	b.WriteByte('"')
+	b.writeByte('"')
 }
 
 // isPlainSafe reports whether s can be written unquoted and be read back as
@@ -378,13 +394,11 @@ func simplePlain(s string) bool {
 	if s == "" {
 		return false
 	}
-	c := s[0]
-	if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '/') {
+	if plainChars[s[0]]&plainFirst == 0 {
 		return false
 	}
 	for i := 1; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '/' || c == '_' || c == '-') {
+		if plainChars[s[i]]&plainNext == 0 {
 			return false
 		}
 	}
@@ -397,15 +411,73 @@ func simplePlain(s string) bool {
 	return true
 }
 
+// yamlWords are the plain scalars YAML 1.1 or 1.2 reads as a bool, a null
+// or a special float, in any case.
+var yamlWords = [...]string{"y", "yes", "n", "no", "true", "false", "on", "off", "null", "~",
+	".inf", "-.inf", "+.inf", ".nan", "=", "<<"}
+
+// yamlWord reports whether strings.ToLower(s) is one of yamlWords,
+// without allocating for the short ASCII strings every key and value
+// is checked as.
+func yamlWord(s string) bool {
+	var lower [8]byte
+	if len(s) > len(lower) {
+		return yamlWordLower(s)
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x80 {
+			return yamlWordLower(s) // Unicode case mapping may shorten it
+		}
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	for _, w := range yamlWords {
+		if w == string(lower[:len(s)]) {
+			return true
+		}
+	}
+	return false
+}
+
+func yamlWordLower(s string) bool {
+	l := strings.ToLower(s)
+	for _, w := range yamlWords {
+		if l == w {
+			return true
+		}
+	}
+	return false
+}
+
+// plainChars classifies the bytes simplePlain takes: plainFirst first (a
+// letter or /), plainNext after (letters, digits and ./_-).
+var plainChars = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '/':
+			t[c] = plainFirst | plainNext
+		case c >= '0' && c <= '9', c == '.', c == '_', c == '-':
+			t[c] = plainNext
+		}
+	}
+	return t
+}()
+
+const (
+	plainFirst = 1 << iota
+	plainNext
+)
+
 // resolvesToNonString reports whether a plain scalar s would be read as a
 // bool, null, number or timestamp by YAML 1.1 or 1.2.
 func resolvesToNonString(s string) bool {
 	if len(s) > 6 && s[0] != '+' && s[0] != '-' && s[0] != '.' && (s[0] < '0' || s[0] > '9') {
 		return false
 	}
-	switch strings.ToLower(s) {
-	case "y", "yes", "n", "no", "true", "false", "on", "off", "null", "~",
-		".inf", "-.inf", "+.inf", ".nan", "=", "<<":
+	if yamlWord(s) {
 		return true
 	}
 	c := s[0]

@@ -146,3 +146,18 @@ func FuzzEncodeRoundTrip(f *testing.F) {
 }
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+// TestYAMLWord: the allocation-free check agrees with lower-casing, for
+// ASCII in every case and for Unicode that lower-cases to ASCII.
+func TestYAMLWord(t *testing.T) {
+	for _, s := range []string{"y", "Y", "yes", "YeS", "n", "NO", "True", "fALSE", "On", "OFF", "Null", "~",
+		".inf", ".INF", "-.Inf", "+.inf", ".NaN", "=", "<<", "", "yess", "nul", "tcp", "TCP", "None", "-.\u0130nf", "\u212a", "0123456789", "-.inf-long-string"} {
+		want := yamlWordLower(s)
+		if got := yamlWord(s); got != want {
+			t.Errorf("yamlWord(%q) = %v, want %v", s, got, want)
+		}
+	}
+	if !yamlWord("-.\u0130nf") {
+		t.Error(`"-.\u0130nf" lower-cases to "-.inf"`)
+	}
+}
