@@ -15,7 +15,7 @@ import (
 // quoted only where a YAML 1.1 or 1.2 reader would read them as something
 // else. This is the layout sigs.k8s.io/yaml gives, written directly.
 func Encode(buf *bytes.Buffer, m map[string]any) {
-	var e Encoder
+	e := Encoder{e: encoder{oneShot: true}}
 	e.Encode(buf, m)
 }
 
@@ -32,7 +32,7 @@ func (x *Encoder) Encode(buf *bytes.Buffer, m map[string]any) {
 	// Buffer's methods do not.
 	x.e.out.b, x.e.depth = buf.AvailableBuffer(), 0
 	x.e.buf = &x.e.out
-	x.e.mapping(m, 0)
+	x.e.mapping(m, 0, "")
 	buf.Write(x.e.out.b)
 	x.e.out.b, x.e.buf = nil, nil
 }
@@ -59,8 +59,11 @@ func EncodeObject(o *Object) []byte {
 }
 
 type encoder struct {
-	buf *appender
-	out appender
+	buf    *appender
+	out    appender
+	orders map[string]*orders // by the key a mapping is written under
+	// oneShot: an encoder used once remembers no key sets.
+	oneShot bool
 	// entries holds one reusable entry slice per nesting depth.
 	entries [][]entry
 	depth   int
@@ -84,8 +87,9 @@ func (e *encoder) indent(n int) {
 }
 
 // mapping writes the entries of m; the first entry is written at the
-// current position (the caller wrote its indentation), the others at indent.
-func (e *encoder) mapping(m map[string]any, indent int) {
+// current position (the caller wrote its indentation), the others at
+// indent. under is the key the mapping is the value (or an item) of.
+func (e *encoder) mapping(m map[string]any, indent int, under string) {
 	if len(m) == 0 {
 		e.buf.WriteString("{}\n")
 		return
@@ -93,7 +97,11 @@ func (e *encoder) mapping(m map[string]any, indent int) {
 	if e.depth == len(e.entries) {
 		e.entries = append(e.entries, make([]entry, 0, 16))
 	}
-	entries := sortedEntriesInto(e.entries[e.depth][:0], m)
+	entries, ok := e.knownOrder(e.entries[e.depth][:0], m, under)
+	if !ok {
+		entries = sortedEntriesInto(e.entries[e.depth][:0], m)
+		e.remember(under, entries)
+	}
 	e.entries[e.depth] = entries
 	e.depth++
 	for i, en := range entries {
@@ -106,11 +114,74 @@ func (e *encoder) mapping(m map[string]any, indent int) {
 			e.quoted(en.k)
 		}
 		e.buf.writeByte(':')
-		e.valueAfterKey(en.v, indent)
+		e.valueAfterKey(en.k, en.v, indent)
 	}
 	clear(entries) // keep no value alive through the scratch space
 	e.depth--
 }
+
+// orders are the key sets last written under a key, sorted, a few per
+// key: a render writes the same shapes again and again, and a mapping
+// whose keys are exactly a known set is written in that set's order
+// with a lookup per key, without iterating over the map and sorting.
+type orders struct {
+	sets [4][]string
+	next int // the set a new one replaces
+}
+
+// knownOrder appends the entries of m to s in key order when m's keys
+// are exactly one of the sets remembered under the key under: as many
+// keys, each of them present (keys are distinct).
+func (e *encoder) knownOrder(s []entry, m map[string]any, under string) ([]entry, bool) {
+	o := e.orders[under]
+	if o == nil {
+		return s, false
+	}
+sets:
+	for _, set := range o.sets {
+		if len(set) != len(m) {
+			continue
+		}
+		s = s[:0]
+		for _, k := range set {
+			v, ok := m[k]
+			if !ok {
+				continue sets
+			}
+			s = append(s, entry{k, v})
+		}
+		return s, true
+	}
+	return s[:0], false
+}
+
+// remember records the keys of entries, sorted, as a set under the key
+// under.
+func (e *encoder) remember(under string, entries []entry) {
+	if e.oneShot {
+		return
+	}
+	if e.orders == nil {
+		e.orders = map[string]*orders{}
+	}
+	o := e.orders[under]
+	if o == nil {
+		if len(e.orders) >= maxOrderKeys {
+			return // a render of many shapes: no more memory for them
+		}
+		o = &orders{}
+		e.orders[under] = o
+	}
+	set := make([]string, len(entries))
+	for i, en := range entries {
+		set[i] = en.k
+	}
+	o.sets[o.next] = set
+	o.next = (o.next + 1) % len(o.sets)
+}
+
+// maxOrderKeys bounds the keys an Encoder remembers key sets under.
+const maxOrderKeys = 256
 
 // sortedEntriesInto appends the entries of m to s in key order.
 func sortedEntriesInto(s []entry, m map[string]any) []entry {
@@ -130,7 +201,7 @@ func sortedEntriesInto(s []entry, m map[string]any) []entry {
 }
 
 // valueAfterKey writes the value of a mapping entry whose key is written.
-func (e *encoder) valueAfterKey(v any, indent int) {
+func (e *encoder) valueAfterKey(key string, v any, indent int) {
 	switch t := v.(type) {
 	case map[string]any:
 		if len(t) == 0 {
@@ -139,41 +210,41 @@ func (e *encoder) valueAfterKey(v any, indent int) {
 		}
 		e.buf.writeByte('\n')
 		e.indent(indent + 2)
-		e.mapping(t, indent+2)
+		e.mapping(t, indent+2, key)
 	case []any:
 		if len(t) == 0 {
 			e.buf.WriteString(" []\n")
 			return
 		}
 		e.buf.writeByte('\n')
-		e.sequence(t, indent)
+		e.sequence(t, indent, key)
 	default:
 		e.buf.writeByte(' ')
 		e.scalar(v, indent)
 	}
 }
 
-func (e *encoder) sequence(s []any, indent int) {
+func (e *encoder) sequence(s []any, indent int, key string) {
 	for _, v := range s {
 		e.indent(indent)
 		e.buf.WriteString("- ")
 		switch t := v.(type) {
 		case map[string]any:
-			e.mapping(t, indent+2)
+			e.mapping(t, indent+2, key)
 		case []any:
 			if len(t) == 0 {
 				e.buf.WriteString("[]\n")
 				continue
 			}
 			// A nested sequence starts on the dash's line.
-			e.nestedSequence(t, indent+2)
+			e.nestedSequence(t, indent+2, key)
 		default:
 			e.scalar(v, indent+2)
 		}
 	}
 }
 
-func (e *encoder) nestedSequence(s []any, indent int) {
+func (e *encoder) nestedSequence(s []any, indent int, key string) {
 	for i, v := range s {
 		if i > 0 {
 			e.indent(indent)
@@ -181,13 +252,13 @@ func (e *encoder) nestedSequence(s []any, indent int) {
 		e.buf.WriteString("- ")
 		switch t := v.(type) {
 		case map[string]any:
-			e.mapping(t, indent+2)
+			e.mapping(t, indent+2, key)
 		case []any:
 			if len(t) == 0 {
 				e.buf.WriteString("[]\n")
 				continue
 			}
-			e.nestedSequence(t, indent+2)
+			e.nestedSequence(t, indent+2, key)
 		default:
 			e.scalar(v, indent+2)
 		}

@@ -161,3 +161,34 @@ func TestYAMLWord(t *testing.T) {
 		t.Error(`"-.\u0130nf" lower-cases to "-.inf"`)
 	}
 }
+
+// TestEncoderRemembersShapes: an Encoder reused over mappings of changing
+// key sets under the same keys (as many keys, one of them different; a
+// set it remembers plus one key; more shapes than it remembers; a
+// sequence of items) writes each exactly as a fresh one does.
+func TestEncoderRemembersShapes(t *testing.T) {
+	shapes := []map[string]any{
+		{"spec": map[string]any{"a": "1x", "b": "2x"}},
+		{"spec": map[string]any{"a": "1y", "c": "3y"}},
+		{"spec": map[string]any{"a": "1z", "b": "2z", "c": "3z"}},
+		{"spec": map[string]any{"b": "2w", "a": "1w"}},
+		{"spec": map[string]any{"d": "x", "e": "y"}},
+		{"spec": map[string]any{"f": "x", "g": "y"}},
+		{"spec": map[string]any{"h": "x", "i": "y"}},
+		{"spec": map[string]any{"a": "x", "c": "y"}},
+		{"spec": map[string]any{"items": []any{map[string]any{"k": "v", "l": "w"}, map[string]any{"k": "v", "m": "w"}, []any{map[string]any{"k": "v", "l": "w"}}}}},
+		{"spec": []any{map[string]any{"a": "1", "b": "2"}, map[string]any{"b": "2", "z": "3"}}},
+		{"other": map[string]any{"a": "1", "b": "2"}, "spec": map[string]any{"b": "2", "zz": "3"}},
+	}
+	var reused Encoder
+	for round := 0; round < 3; round++ {
+		for i, m := range shapes {
+			var want, got bytes.Buffer
+			Encode(&want, m)
+			reused.Encode(&got, m)
+			if diff := cmp.Diff(want.String(), got.String()); diff != "" {
+				t.Errorf("round %d, shape %d: -fresh +reused:\n%s", round, i, diff)
+			}
+		}
+	}
+}
