@@ -769,12 +769,13 @@ func (w *walker) walk(dir string) (files, candidates []input, err error) {
 				return nil
 			}
 		}
+		join := childPath(dir)
 		for _, e := range entries {
 			name := e.Name()
-			p := filepath.Join(dir, name)
 			if strings.HasPrefix(name, ".") {
 				continue
 			}
+			p := join(name)
 			mode := e.Type()
 			var fi fs.FileInfo // what a symlink leads to
 			if mode&fs.ModeSymlink != 0 {
@@ -835,6 +836,22 @@ func (w *walker) walk(dir string) (files, candidates []input, err error) {
 		return nil, nil, err
 	}
 	return files, candidates, nil
+}
+
+// childPath returns filepath.Join(dir, name) for the names of dir's
+// entries, without cleaning the joined path again for every entry when
+// dir is clean.
+func childPath(dir string) func(name string) string {
+	if dir == "." || dir != filepath.Clean(dir) || strings.HasSuffix(dir, string(filepath.Separator)) {
+		return func(name string) string { return filepath.Join(dir, name) }
+	}
+	prefix := dir + string(filepath.Separator)
+	return func(name string) string {
+		if name == "" || name == "." || name == ".." || strings.ContainsRune(name, filepath.Separator) {
+			return filepath.Join(dir, name)
+		}
+		return prefix + name
+	}
 }
 
 func skipFile(name string) bool {
