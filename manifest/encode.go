@@ -491,15 +491,22 @@ var yamlWords = [...]string{"y", "yes", "n", "no", "true", "false", "on", "off",
 // without allocating for the short ASCII strings every key and value
 // is checked as.
 func yamlWord(s string) bool {
-	var lower [8]byte
-	if len(s) > len(lower) {
-		return yamlWordLower(s)
-	}
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x80 {
+		if s[i] >= 0x80 {
 			return yamlWordLower(s) // Unicode case mapping may shorten it
 		}
+	}
+	if len(s) == 0 || len(s) > 5 {
+		return false // ASCII: as long as it lower-cased
+	}
+	switch s[0] | 0x20 { // the first byte of a word, in any case (and a few others)
+	case 'y', 'n', 't', 'f', 'o', '~', '.', '-', '+', '=', '<':
+	default:
+		return false
+	}
+	var lower [5]byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		if c >= 'A' && c <= 'Z' {
 			c += 'a' - 'A'
 		}
