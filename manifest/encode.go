@@ -74,7 +74,15 @@ type encoder struct {
 type entry struct {
 	k string
 	v any
+	// keyForm is how k is written when known: keyPlain or keyQuoted
+	// (remembered with its key set), or 0: to be decided.
+	keyForm uint8
 }
+
+const (
+	keyPlain uint8 = 1 + iota
+	keyQuoted
+)
 
 const spaces = "                                                                "
 
@@ -108,7 +116,7 @@ func (e *encoder) mapping(m map[string]any, indent int, under string) {
 		if i > 0 {
 			e.indent(indent)
 		}
-		if isPlainSafe(en.k) {
+		if en.keyForm == keyPlain || en.keyForm == 0 && isPlainSafe(en.k) {
 			e.buf.WriteString(en.k)
 		} else {
 			e.quoted(en.k)
@@ -125,8 +133,14 @@ func (e *encoder) mapping(m map[string]any, indent int, under string) {
 // whose keys are exactly a known set is written in that set's order
 // with a lookup per key, without iterating over the map and sorting.
 type orders struct {
-	sets [4][]string
+	sets [4][]knownKey
 	next int // the set a new one replaces
+}
+
+// knownKey is a key of a remembered set and how it is written.
+type knownKey struct {
+	k    string
+	form uint8 // keyPlain or keyQuoted
 }
 
 // knownOrder appends the entries of m to s in key order when m's keys
@@ -144,11 +158,11 @@ sets:
 		}
 		s = s[:0]
 		for _, k := range set {
-			v, ok := m[k]
+			v, ok := m[k.k]
 			if !ok {
 				continue sets
 			}
-			s = append(s, entry{k, v})
+			s = append(s, entry{k.k, v, k.form})
 		}
 		return s, true
 	}
@@ -172,9 +186,12 @@ func (e *encoder) remember(under string, entries []entry) {
 		o = &orders{}
 		e.orders[under] = o
 	}
-	set := make([]string, len(entries))
+	set := make([]knownKey, len(entries))
 	for i, en := range entries {
-		set[i] = en.k
+		set[i] = knownKey{en.k, keyQuoted}
+		if isPlainSafe(en.k) {
+			set[i].form = keyPlain
+		}
 	}
 	o.sets[o.next] = set
 	o.next = (o.next + 1) % len(o.sets)
@@ -186,7 +203,7 @@ const maxOrderKeys = 256
 // sortedEntriesInto appends the entries of m to s in key order.
 func sortedEntriesInto(s []entry, m map[string]any) []entry {
 	for k, v := range m {
-		s = append(s, entry{k, v})
+		s = append(s, entry{k: k, v: v})
 	}
 	if len(s) <= 12 {
 		for i := 1; i < len(s); i++ {

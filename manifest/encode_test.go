@@ -179,6 +179,7 @@ func TestEncoderRemembersShapes(t *testing.T) {
 		{"spec": map[string]any{"items": []any{map[string]any{"k": "v", "l": "w"}, map[string]any{"k": "v", "m": "w"}, []any{map[string]any{"k": "v", "l": "w"}}}}},
 		{"spec": []any{map[string]any{"a": "1", "b": "2"}, map[string]any{"b": "2", "z": "3"}}},
 		{"other": map[string]any{"a": "1", "b": "2"}, "spec": map[string]any{"b": "2", "zz": "3"}},
+		{"quoted": map[string]any{"n": "x", "on": "y", "a b": "z", "#c": "w"}},
 	}
 	var reused Encoder
 	for round := 0; round < 3; round++ {
