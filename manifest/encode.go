@@ -19,8 +19,9 @@ func Encode(buf *bytes.Buffer, m map[string]any) {
 	e.Encode(buf, m)
 }
 
-// Encoder is Encode with scratch space kept between calls; it is not safe
-// for concurrent use.
+// Encoder is Encode with scratch space kept between calls, and the key
+// sets it wrote (a mapping with a known key set is written without
+// sorting); it is not safe for concurrent use.
 type Encoder struct {
 	e encoder
 }
