@@ -1,6 +1,9 @@
 package manifest
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // decodeSimple is the fast path of decode for the files most specs are:
 // one document of block mappings only, each line "key: value" or "key:"
@@ -18,25 +21,36 @@ func decodeSimple(file string, data []byte, budget *Budget) (objs []*Object, ok 
 	if !simpleLines(data) {
 		return nil, false // before allocating anything: most other files fail here
 	}
+	// One copy of the file: keys and values are slices of it; the dotted
+	// paths of Object.Line are written into one buffer and made one
+	// string at the end.
+	text := string(data)
 	type level struct {
-		indent int
-		m      map[string]any
-		path   string
+		indent    int
+		m         map[string]any
+		pathStart int // the mapping's path in paths; empty for the root
+		pathEnd   int
 	}
-	var stack []level
-	pos := map[string]int{}
+	type field struct{ start, end, line int }
+	// Sized once from the number of lines: a field per line at most, its
+	// path at most the line's length times the depth (64 at most).
+	lines := bytes.Count(data, []byte{'\n'}) + 1
+	var stackBuf [8]level
+	stack := stackBuf[:0]
+	paths := make([]byte, 0, 2*len(data))
+	fields := make([]field, 0, lines)
 	nodes, size := 1, 0 // the root mapping
 	open := ""          // the key whose nested mapping the next line starts
-	openPath := ""
+	var openField field
 	rootLine := 0
 	line := 0
-	for len(data) > 0 {
+	for len(text) > 0 {
 		line++
-		l := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			l, data = data[:i], data[i+1:]
+		l := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			l, text = text[:i], text[i+1:]
 		} else {
-			data = nil
+			text = ""
 		}
 		if len(l) == 0 {
 			continue
@@ -46,21 +60,21 @@ func decodeSimple(file string, data []byte, budget *Budget) (objs []*Object, ok 
 			indent++
 		}
 		l = l[indent:]
-		colon := bytes.IndexByte(l, ':')
+		colon := strings.IndexByte(l, ':')
 		if colon <= 0 || !plainKey(l[:colon]) {
 			return nil, false
 		}
-		key := string(l[:colon])
+		key := l[:colon]
 		rest := l[colon+1:]
 		var value string
 		if len(rest) > 0 {
 			if rest[0] != ' ' || !plainValue(rest[1:]) {
 				return nil, false
 			}
-			value = string(rest[1:])
+			value = rest[1:]
 		}
 		switch {
-		case stack == nil:
+		case len(stack) == 0:
 			if open != "" {
 				return nil, false
 			}
@@ -72,7 +86,7 @@ func decodeSimple(file string, data []byte, budget *Budget) (objs []*Object, ok 
 			}
 			child := map[string]any{}
 			stack[len(stack)-1].m[open] = child
-			stack = append(stack, level{indent: indent, m: child, path: openPath})
+			stack = append(stack, level{indent: indent, m: child, pathStart: openField.start, pathEnd: openField.end})
 			open = ""
 		default:
 			for len(stack) > 0 && stack[len(stack)-1].indent > indent {
@@ -86,25 +100,33 @@ func decodeSimple(file string, data []byte, budget *Budget) (objs []*Object, ok 
 		if _, dup := top.m[key]; dup {
 			return nil, false
 		}
-		path := key
-		if top.path != "" {
-			path = top.path + "." + key
+		f := field{start: len(paths), line: line}
+		if top.pathEnd > top.pathStart {
+			paths = append(paths, paths[top.pathStart:top.pathEnd]...)
+			paths = append(paths, '.')
 		}
-		pos[path] = line
+		paths = append(paths, key...)
+		f.end = len(paths)
+		fields = append(fields, f)
 		nodes++
 		size += len(key) + len(value)
 		if value == "" {
 			top.m[key] = nil // a placeholder, so that a duplicate is seen; the nested mapping replaces it
-			open, openPath = key, path
+			open, openField = key, f
 			continue
 		}
 		top.m[key] = value
 	}
-	if stack == nil || open != "" || nodes > MaxNodes || size > MaxDecodedSize {
+	if len(stack) == 0 || open != "" || nodes > MaxNodes || size > MaxDecodedSize {
 		return nil, false
 	}
 	if budget != nil && budget.left.Load()-int64(size) < 0 {
 		return nil, false
+	}
+	all := string(paths)
+	pos := make(map[string]int, len(fields))
+	for _, f := range fields {
+		pos[all[f.start:f.end]] = f.line
 	}
 	obj := &Object{Map: stack[0].m, Source: Source{File: file, Line: rootLine}, pos: pos}
 	out, err := expandList(obj)
@@ -119,11 +141,12 @@ func decodeSimple(file string, data []byte, budget *Budget) (objs []*Object, ok 
 
 // plainKey: a letter, then letters, digits and . _ / -; not a word YAML
 // reads as anything but that string.
-func plainKey(k []byte) bool {
+func plainKey[T string | []byte](k T) bool {
 	if !isLetter(k[0]) {
 		return false
 	}
-	for _, c := range k[1:] {
+	for i := 1; i < len(k); i++ {
+		c := k[i]
 		if !isLetter(c) && !(c >= '0' && c <= '9') && c != '.' && c != '_' && c != '/' && c != '-' {
 			return false
 		}
@@ -132,11 +155,12 @@ func plainKey(k []byte) bool {
 }
 
 // plainValue: as plainKey, or "/" first, and ":" inside (never last).
-func plainValue(v []byte) bool {
+func plainValue[T string | []byte](v T) bool {
 	if len(v) == 0 || !isLetter(v[0]) && v[0] != '/' || v[len(v)-1] == ':' {
 		return false
 	}
-	for _, c := range v[1:] {
+	for i := 1; i < len(v); i++ {
+		c := v[i]
 		if !isLetter(c) && !(c >= '0' && c <= '9') && c != '.' && c != '_' && c != '/' && c != '-' && c != ':' {
 			return false
 		}

@@ -15,21 +15,40 @@ import (
 // quoted only where a YAML 1.1 or 1.2 reader would read them as something
 // else. This is the layout sigs.k8s.io/yaml gives, written directly.
 func Encode(buf *bytes.Buffer, m map[string]any) {
-	var e Encoder
+	e := Encoder{e: encoder{oneShot: true}}
 	e.Encode(buf, m)
 }
 
-// Encoder is Encode with scratch space kept between calls; it is not safe
-// for concurrent use.
+// Encoder is Encode with scratch space kept between calls, and the key
+// sets it wrote (a mapping with a known key set is written without
+// sorting); it is not safe for concurrent use.
 type Encoder struct {
 	e encoder
 }
 
 // Encode appends the YAML form of m to buf.
 func (x *Encoder) Encode(buf *bytes.Buffer, m map[string]any) {
-	x.e.buf, x.e.depth = buf, 0
-	x.e.mapping(m, 0)
-	x.e.buf = nil
+	// The encoder appends to the buffer's free space and hands it back
+	// with one Write (in place when it fits): appends inline, a
+	// Buffer's methods do not.
+	x.e.out.b, x.e.depth = buf.AvailableBuffer(), 0
+	x.e.buf = &x.e.out
+	x.e.mapping(m, 0, "")
+	buf.Write(x.e.out.b)
+	x.e.out.b, x.e.buf = nil, nil
+}
+
+// appender is the encoder's output: a byte slice with the writing
+// methods of bytes.Buffer that the encoder uses, each small enough to
+// inline.
+type appender struct{ b []byte }
+
+func (a *appender) WriteString(s string) { a.b = append(a.b, s...) }
+func (a *appender) writeByte(c byte)     { a.b = append(a.b, c) }
+func (a *appender) WriteRune(r rune)     { a.b = utf8.AppendRune(a.b, r) }
+func (a *appender) Write(p []byte) (int, error) {
+	a.b = append(a.b, p...)
+	return len(p), nil
 }
 
 // EncodeObject returns the YAML of one object.
@@ -41,7 +60,11 @@ func EncodeObject(o *Object) []byte {
 }
 
 type encoder struct {
-	buf *bytes.Buffer
+	buf    *appender
+	out    appender
+	orders map[string]*orders // by the key a mapping is written under
+	// oneShot: an encoder used once remembers no key sets.
+	oneShot bool
 	// entries holds one reusable entry slice per nesting depth.
 	entries [][]entry
 	depth   int
@@ -52,7 +75,15 @@ type encoder struct {
 type entry struct {
 	k string
 	v any
+	// keyForm is how k is written when known: keyPlain or keyQuoted
+	// (remembered with its key set), or 0: to be decided.
+	keyForm uint8
 }
+
+const (
+	keyPlain uint8 = 1 + iota
+	keyQuoted
+)
 
 const spaces = "                                                                "
 
@@ -65,8 +96,9 @@ func (e *encoder) indent(n int) {
 }
 
 // mapping writes the entries of m; the first entry is written at the
-// current position (the caller wrote its indentation), the others at indent.
-func (e *encoder) mapping(m map[string]any, indent int) {
+// current position (the caller wrote its indentation), the others at
+// indent. under is the key the mapping is the value (or an item) of.
+func (e *encoder) mapping(m map[string]any, indent int, under string) {
 	if len(m) == 0 {
 		e.buf.WriteString("{}\n")
 		return
@@ -74,29 +106,105 @@ func (e *encoder) mapping(m map[string]any, indent int) {
 	if e.depth == len(e.entries) {
 		e.entries = append(e.entries, make([]entry, 0, 16))
 	}
-	entries := sortedEntriesInto(e.entries[e.depth][:0], m)
+	entries, ok := e.knownOrder(e.entries[e.depth][:0], m, under)
+	if !ok {
+		entries = sortedEntriesInto(e.entries[e.depth][:0], m)
+		e.remember(under, entries)
+	}
 	e.entries[e.depth] = entries
 	e.depth++
 	for i, en := range entries {
 		if i > 0 {
 			e.indent(indent)
 		}
-		if isPlainSafe(en.k) {
+		if en.keyForm == keyPlain || en.keyForm == 0 && isPlainSafe(en.k) {
 			e.buf.WriteString(en.k)
 		} else {
 			e.quoted(en.k)
 		}
-		e.buf.WriteByte(':')
-		e.valueAfterKey(en.v, indent)
+		e.buf.writeByte(':')
+		e.valueAfterKey(en.k, en.v, indent)
 	}
 	clear(entries) // keep no value alive through the scratch space
 	e.depth--
 }
 
+// orders are the key sets last written under a key, sorted, a few per
+// key: a render writes the same shapes again and again, and a mapping
+// whose keys are exactly a known set is written in that set's order
+// with a lookup per key, without iterating over the map and sorting.
+type orders struct {
+	sets [4][]knownKey
+	next int // the set a new one replaces
+}
+
+// knownKey is a key of a remembered set and how it is written.
+type knownKey struct {
+	k    string
+	form uint8 // keyPlain or keyQuoted
+}
+
+// knownOrder appends the entries of m to s in key order when m's keys
+// are exactly one of the sets remembered under the key under: as many
+// keys, each of them present (keys are distinct).
+func (e *encoder) knownOrder(s []entry, m map[string]any, under string) ([]entry, bool) {
+	o := e.orders[under]
+	if o == nil {
+		return s, false
+	}
+sets:
+	for _, set := range o.sets {
+		if len(set) != len(m) {
+			continue
+		}
+		s = s[:0]
+		for _, k := range set {
+			v, ok := m[k.k]
+			if !ok {
+				continue sets
+			}
+			s = append(s, entry{k.k, v, k.form})
+		}
+		return s, true
+	}
+	return s[:0], false
+}
+
+// remember records the keys of entries, sorted, as a set under the key
+// under.
+func (e *encoder) remember(under string, entries []entry) {
+	if e.oneShot {
+		return
+	}
+	if e.orders == nil {
+		e.orders = map[string]*orders{}
+	}
+	o := e.orders[under]
+	if o == nil {
+		if len(e.orders) >= maxOrderKeys {
+			return // a render of many shapes: no more memory for them
+		}
+		o = &orders{}
+		e.orders[under] = o
+	}
+	set := make([]knownKey, len(entries))
+	for i, en := range entries {
+		set[i] = knownKey{en.k, keyQuoted}
+		if isPlainSafe(en.k) {
+			set[i].form = keyPlain
+		}
+	}
+	o.sets[o.next] = set
+	o.next = (o.next + 1) % len(o.sets)
+}
+
+// maxOrderKeys bounds the keys an Encoder remembers key sets under.
+const maxOrderKeys = 256
+
 // sortedEntriesInto appends the entries of m to s in key order.
 func sortedEntriesInto(s []entry, m map[string]any) []entry {
 	for k, v := range m {
-		s = append(s, entry{k, v})
+		s = append(s, entry{k: k, v: v})
 	}
 	if len(s) <= 12 {
 		for i := 1; i < len(s); i++ {
@@ -111,50 +219,50 @@ func sortedEntriesInto(s []entry, m map[string]any) []entry {
 }
 
 // valueAfterKey writes the value of a mapping entry whose key is written.
-func (e *encoder) valueAfterKey(v any, indent int) {
+func (e *encoder) valueAfterKey(key string, v any, indent int) {
 	switch t := v.(type) {
 	case map[string]any:
 		if len(t) == 0 {
 			e.buf.WriteString(" {}\n")
 			return
 		}
-		e.buf.WriteByte('\n')
+		e.buf.writeByte('\n')
 		e.indent(indent + 2)
-		e.mapping(t, indent+2)
+		e.mapping(t, indent+2, key)
 	case []any:
 		if len(t) == 0 {
 			e.buf.WriteString(" []\n")
 			return
 		}
-		e.buf.WriteByte('\n')
-		e.sequence(t, indent)
+		e.buf.writeByte('\n')
+		e.sequence(t, indent, key)
 	default:
-		e.buf.WriteByte(' ')
+		e.buf.writeByte(' ')
 		e.scalar(v, indent)
 	}
 }
 
-func (e *encoder) sequence(s []any, indent int) {
+func (e *encoder) sequence(s []any, indent int, key string) {
 	for _, v := range s {
 		e.indent(indent)
 		e.buf.WriteString("- ")
 		switch t := v.(type) {
 		case map[string]any:
-			e.mapping(t, indent+2)
+			e.mapping(t, indent+2, key)
 		case []any:
 			if len(t) == 0 {
 				e.buf.WriteString("[]\n")
 				continue
 			}
 			// A nested sequence starts on the dash's line.
-			e.nestedSequence(t, indent+2)
+			e.nestedSequence(t, indent+2, key)
 		default:
 			e.scalar(v, indent+2)
 		}
 	}
 }
 
-func (e *encoder) nestedSequence(s []any, indent int) {
+func (e *encoder) nestedSequence(s []any, indent int, key string) {
 	for i, v := range s {
 		if i > 0 {
 			e.indent(indent)
@@ -162,13 +270,13 @@ func (e *encoder) nestedSequence(s []any, indent int) {
 		e.buf.WriteString("- ")
 		switch t := v.(type) {
 		case map[string]any:
-			e.mapping(t, indent+2)
+			e.mapping(t, indent+2, key)
 		case []any:
 			if len(t) == 0 {
 				e.buf.WriteString("[]\n")
 				continue
 			}
-			e.nestedSequence(t, indent+2)
+			e.nestedSequence(t, indent+2, key)
 		default:
 			e.scalar(v, indent+2)
 		}
@@ -182,7 +290,7 @@ func (e *encoder) scalar(v any, indent int) {
 		e.buf.WriteString("null\n")
 	case string:
 		e.string(t, indent)
-		e.buf.WriteByte('\n')
+		e.buf.writeByte('\n')
 	case bool:
 		if t {
 			e.buf.WriteString("true\n")
@@ -190,17 +298,14 @@ func (e *encoder) scalar(v any, indent int) {
 			e.buf.WriteString("false\n")
 		}
 	case int64:
-		e.buf.WriteString(strconv.FormatInt(t, 10))
-		e.buf.WriteByte('\n')
+		e.buf.b = append(strconv.AppendInt(e.buf.b, t, 10), '\n')
 	case int:
-		e.buf.WriteString(strconv.Itoa(t))
-		e.buf.WriteByte('\n')
+		e.buf.b = append(strconv.AppendInt(e.buf.b, int64(t), 10), '\n')
 	case int32:
-		e.buf.WriteString(strconv.FormatInt(int64(t), 10))
-		e.buf.WriteByte('\n')
+		e.buf.b = append(strconv.AppendInt(e.buf.b, int64(t), 10), '\n')
 	case float64:
 		e.buf.WriteString(formatFloat(t))
-		e.buf.WriteByte('\n')
+		e.buf.writeByte('\n')
 	default:
 		// Not a JSON value: a programming error in a generator.
 		panic(fmt.Sprintf("manifest: cannot encode %T", v))
@@ -244,14 +349,14 @@ func (e *encoder) literal(s string, indent int) {
 	}
 	lines := strings.Split(body, "\n")
 	for _, l := range lines {
-		e.buf.WriteByte('\n')
+		e.buf.writeByte('\n')
 		if l != "" {
 			e.indent(indent + 2)
 			e.buf.WriteString(l)
 		}
 	}
 	for i := 1; i < trailing; i++ {
-		e.buf.WriteByte('\n')
+		e.buf.writeByte('\n')
 	}
 	// The caller writes the final line end.
 }
@@ -289,7 +394,7 @@ func isPrintable(r rune) bool {
 
 func (e *encoder) quoted(s string) {
 	b := e.buf
-	b.WriteByte('"')
+	b.writeByte('"')
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
@@ -320,7 +425,7 @@ func (e *encoder) quoted(s string) {
 			b.WriteRune(r)
 		}
 	}
-	b.WriteByte('"')
+	b.writeByte('"')
 }
 
 // isPlainSafe reports whether s can be written unquoted and be read back as
@@ -378,13 +483,11 @@ func simplePlain(s string) bool {
 	if s == "" {
 		return false
 	}
-	c := s[0]
-	if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '/') {
+	if plainChars[s[0]]&plainFirst == 0 {
 		return false
 	}
 	for i := 1; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '/' || c == '_' || c == '-') {
+		if plainChars[s[i]]&plainNext == 0 {
 			return false
 		}
 	}
@@ -397,15 +500,80 @@ func simplePlain(s string) bool {
 	return true
 }
 
+// yamlWords are the plain scalars YAML 1.1 or 1.2 reads as a bool, a null
+// or a special float, in any case.
+var yamlWords = [...]string{"y", "yes", "n", "no", "true", "false", "on", "off", "null", "~",
+	".inf", "-.inf", "+.inf", ".nan", "=", "<<"}
+
+// yamlWord reports whether strings.ToLower(s) is one of yamlWords,
+// without allocating for the short ASCII strings every key and value
+// is checked as.
+func yamlWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return yamlWordLower(s) // Unicode case mapping may shorten it
+		}
+	}
+	if len(s) == 0 || len(s) > 5 {
+		return false // ASCII: as long as it lower-cased
+	}
+	switch s[0] | 0x20 { // the first byte of a word, in any case (and a few others)
+	case 'y', 'n', 't', 'f', 'o', '~', '.', '-', '+', '=', '<':
+	default:
+		return false
+	}
+	var lower [5]byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	for _, w := range yamlWords {
+		if w == string(lower[:len(s)]) {
+			return true
+		}
+	}
+	return false
+}
+
+func yamlWordLower(s string) bool {
+	l := strings.ToLower(s)
+	for _, w := range yamlWords {
+		if l == w {
+			return true
+		}
+	}
+	return false
+}
+
+// plainChars classifies the bytes simplePlain takes: plainFirst first (a
+// letter or /), plainNext after (letters, digits and ./_-).
+var plainChars = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '/':
+			t[c] = plainFirst | plainNext
+		case c >= '0' && c <= '9', c == '.', c == '_', c == '-':
+			t[c] = plainNext
+		}
+	}
+	return t
+}()
+
+const (
+	plainFirst = 1 << iota
+	plainNext
+)
+
 // resolvesToNonString reports whether a plain scalar s would be read as a
 // bool, null, number or timestamp by YAML 1.1 or 1.2.
 func resolvesToNonString(s string) bool {
 	if len(s) > 6 && s[0] != '+' && s[0] != '-' && s[0] != '.' && (s[0] < '0' || s[0] > '9') {
 		return false
 	}
-	switch strings.ToLower(s) {
-	case "y", "yes", "n", "no", "true", "false", "on", "off", "null", "~",
-		".inf", "-.inf", "+.inf", ".nan", "=", "<<":
+	if yamlWord(s) {
 		return true
 	}
 	c := s[0]

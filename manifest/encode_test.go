@@ -146,3 +146,50 @@ func FuzzEncodeRoundTrip(f *testing.F) {
 }
 
 func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+// TestYAMLWord: the allocation-free check agrees with lower-casing, for
+// ASCII in every case and for Unicode that lower-cases to ASCII.
+func TestYAMLWord(t *testing.T) {
+	for _, s := range []string{"y", "Y", "yes", "YeS", "n", "NO", "True", "fALSE", "On", "OFF", "Null", "~",
+		".inf", ".INF", "-.Inf", "+.inf", ".NaN", "=", "<<", "", "yess", "nul", "tcp", "TCP", "None", "-.\u0130nf", "\u212a", "0123456789", "-.inf-long-string"} {
+		want := yamlWordLower(s)
+		if got := yamlWord(s); got != want {
+			t.Errorf("yamlWord(%q) = %v, want %v", s, got, want)
+		}
+	}
+	if !yamlWord("-.\u0130nf") {
+		t.Error(`"-.\u0130nf" lower-cases to "-.inf"`)
+	}
+}
+
+// TestEncoderRemembersShapes: an Encoder reused over mappings of changing
+// key sets under the same keys (as many keys, one of them different; a
+// set it remembers plus one key; more shapes than it remembers; a
+// sequence of items) writes each exactly as a fresh one does.
+func TestEncoderRemembersShapes(t *testing.T) {
+	shapes := []map[string]any{
+		{"spec": map[string]any{"a": "1x", "b": "2x"}},
+		{"spec": map[string]any{"a": "1y", "c": "3y"}},
+		{"spec": map[string]any{"a": "1z", "b": "2z", "c": "3z"}},
+		{"spec": map[string]any{"b": "2w", "a": "1w"}},
+		{"spec": map[string]any{"d": "x", "e": "y"}},
+		{"spec": map[string]any{"f": "x", "g": "y"}},
+		{"spec": map[string]any{"h": "x", "i": "y"}},
+		{"spec": map[string]any{"a": "x", "c": "y"}},
+		{"spec": map[string]any{"items": []any{map[string]any{"k": "v", "l": "w"}, map[string]any{"k": "v", "m": "w"}, []any{map[string]any{"k": "v", "l": "w"}}}}},
+		{"spec": []any{map[string]any{"a": "1", "b": "2"}, map[string]any{"b": "2", "z": "3"}}},
+		{"other": map[string]any{"a": "1", "b": "2"}, "spec": map[string]any{"b": "2", "zz": "3"}},
+		{"quoted": map[string]any{"n": "x", "on": "y", "a b": "z", "#c": "w"}},
+	}
+	var reused Encoder
+	for round := 0; round < 3; round++ {
+		for i, m := range shapes {
+			var want, got bytes.Buffer
+			Encode(&want, m)
+			reused.Encode(&got, m)
+			if diff := cmp.Diff(want.String(), got.String()); diff != "" {
+				t.Errorf("round %d, shape %d: -fresh +reused:\n%s", round, i, diff)
+			}
+		}
+	}
+}

@@ -98,6 +98,9 @@ func checkMetadata(obj *manifest.Object) error {
 		if !ok {
 			return obj.FieldError("metadata."+field, fmt.Errorf("%w: must be a mapping of strings", manifest.ErrInvalid))
 		}
+		if allStrings(m) {
+			continue // the common case, checked without sorting the keys
+		}
 		for _, k := range manifest.SortedKeys(m) {
 			if _, ok := m[k].(string); !ok {
 				errs = append(errs, obj.FieldError("metadata."+field+"."+k, fmt.Errorf("%w: value must be a string, not %s", manifest.ErrInvalid, manifest.TypeName(m[k]))))
@@ -111,4 +114,14 @@ func checkMetadata(obj *manifest.Object) error {
 		errs = append(errs, obj.FieldError(v.field, apiError(v.msgs)))
 	}
 	return manifest.Join(errs)
+}
+
+// allStrings reports whether every value of m is a string.
+func allStrings(m map[string]any) bool {
+	for _, v := range m {
+		if _, ok := v.(string); !ok {
+			return false
+		}
+	}
+	return true
 }

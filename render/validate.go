@@ -32,6 +32,9 @@ func validateSet(res *Result) error {
 		}
 	}
 	for _, it := range items {
+		if len(namespaces) == 0 && len(crds) == 0 {
+			break // nothing to order after
+		}
 		k := it.Key
 		if ns, ok := namespaces[k.Namespace]; ok && k.Namespace != "" {
 			errs = append(errs, orderAfter(it, ns, "Namespace "+k.Namespace)...)

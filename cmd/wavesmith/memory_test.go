@@ -41,11 +41,33 @@ func TestMemoryPolicyYieldsToEnvironment(t *testing.T) {
 	}
 
 	setMemoryPolicy(env(nil))
-	if got := debug.SetGCPercent(100); got != gcPercent {
-		t.Errorf("GOGC unset: GC percent %d, want %d", got, gcPercent)
+	if got := debug.SetGCPercent(100); got != -1 {
+		t.Errorf("GOGC and GOMEMLIMIT unset: GC percent %d, want -1 (the limit alone collects)", got)
 	}
 	if got := debug.SetMemoryLimit(-1); got < memoryFloor {
 		t.Errorf("GOMEMLIMIT unset: limit %d, want at least %d", got, memoryFloor)
+	}
+
+	// GOMEMLIMIT alone: the user's limit, which may be off, never the only
+	// trigger.
+	debug.SetMemoryLimit(math.MaxInt64)
+	setMemoryPolicy(env(map[string]string{"GOMEMLIMIT": "off"}))
+	if got := debug.SetGCPercent(100); got != gcPercent {
+		t.Errorf("GOMEMLIMIT set, GOGC unset: GC percent %d, want %d", got, gcPercent)
+	}
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("GOMEMLIMIT set: limit %d, want the environment's (unchanged here)", got)
+	}
+
+	// GOGC alone: the user's percent (what the runtime read, 77 here),
+	// under the policy's limit.
+	debug.SetGCPercent(77)
+	setMemoryPolicy(env(map[string]string{"GOGC": "77"}))
+	if got := debug.SetGCPercent(100); got != 77 {
+		t.Errorf("GOGC set, GOMEMLIMIT unset: GC percent %d, want the environment's 77", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got < memoryFloor {
+		t.Errorf("GOGC set, GOMEMLIMIT unset: limit %d, want at least %d", got, memoryFloor)
 	}
 }
 

@@ -3,6 +3,7 @@ package kaoto
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/wavesmith/wavesmith/api/designer/v1alpha1"
@@ -31,7 +32,7 @@ type Generator struct {
 }
 
 // step adds one child, in the spirit of the operator's actions.
-type step func(k *v1alpha1.Kaoto, g *Generator, b *boxed) *manifest.Object
+type step func(k *v1alpha1.Kaoto, g *Generator, b boxed) *manifest.Object
 
 var (
 	kubernetesSteps = []step{service, ingress, deployment}
@@ -56,7 +57,7 @@ func (g *Generator) Generate(_ context.Context, spec *manifest.Object, opts gene
 		steps = openshiftSteps
 	}
 	objs := make([]*manifest.Object, 0, len(steps))
-	b := box(k)
+	b := boxed{name: k.Name, namespace: k.Namespace}
 	for _, s := range steps {
 		if o := s(k, g, b); o != nil {
 			o.Source = spec.Source
@@ -65,7 +66,13 @@ func (g *Generator) Generate(_ context.Context, spec *manifest.Object, opts gene
 	}
 	var warns []manifest.Warning
 	if opts.Platform != generators.OpenShift && k.Spec.Ingress != nil {
-		if p := strings.TrimSuffix(IngressPath(k), pathSuffix); strings.HasSuffix(p, "/") {
+		// strings.TrimSuffix(IngressPath(k), pathSuffix), without building
+		// the path: the spec's path without the suffix, or /<name>.
+		p := strings.TrimSuffix(k.Spec.Ingress.Path, pathSuffix)
+		if k.Spec.Ingress.Path == "" {
+			p = "/" + k.Name
+		}
+		if strings.HasSuffix(p, "/") {
 			hint := fmt.Sprintf("leave the trailing slash out (%q)", strings.TrimSuffix(p, "/"))
 			if p == "/" {
 				hint = "the operator's rewrite cannot serve the designer at the root: give a path such as /" + k.Name
@@ -120,11 +127,12 @@ func Decode(spec *manifest.Object) (*v1alpha1.Kaoto, error) {
 		return nil, spec.FieldError("spec", wrongType("a mapping", raw))
 	}
 	var errs []error
-	for _, key := range manifest.SortedKeys(m) {
+	var keys [4]string // a valid spec has two keys at most: no allocation
+	for _, key := range sortedKeys(keys[:0], m) {
 		v := m[key]
-		path := "spec." + key
 		switch key {
 		case "image":
+			path := "spec.image"
 			s, err := str(spec, path, v)
 			if err != nil {
 				errs = append(errs, err)
@@ -138,6 +146,7 @@ func Decode(spec *manifest.Object) (*v1alpha1.Kaoto, error) {
 			}
 			k.Spec.Image = s
 		case "ingress":
+			path := "spec.ingress"
 			if v == nil {
 				continue
 			}
@@ -147,9 +156,9 @@ func Decode(spec *manifest.Object) (*v1alpha1.Kaoto, error) {
 				continue
 			}
 			k.Spec.Ingress = &v1alpha1.IngressSpec{}
-			for _, ik := range manifest.SortedKeys(im) {
-				ipath := path + "." + ik
-				s, err := str(spec, ipath, im[ik])
+			var ikeys [4]string
+			for _, ik := range sortedKeys(ikeys[:0], im) {
+				s, err := str(spec, path+"."+ik, im[ik])
 				if err != nil {
 					errs = append(errs, err)
 					continue
@@ -160,17 +169,26 @@ func Decode(spec *manifest.Object) (*v1alpha1.Kaoto, error) {
 				case "path":
 					k.Spec.Ingress.Path = s
 				default:
-					errs = append(errs, spec.FieldError(ipath, unknownField(ik, "host, path")))
+					errs = append(errs, spec.FieldError(path+"."+ik, unknownField(ik, "host, path")))
 				}
 			}
 		default:
-			errs = append(errs, spec.FieldError(path, unknownField(key, "image, ingress")))
+			errs = append(errs, spec.FieldError("spec."+key, unknownField(key, "image, ingress")))
 		}
 	}
 	if len(errs) > 0 {
 		return nil, manifest.Join(errs)
 	}
 	return k, nil
+}
+
+// sortedKeys appends the keys of m to s, sorted.
+func sortedKeys(s []string, m map[string]any) []string {
+	for k := range m {
+		s = append(s, k)
+	}
+	slices.Sort(s)
+	return s
 }
 
 func str(spec *manifest.Object, path string, v any) (string, error) {

@@ -19,7 +19,7 @@ func labels(name any) map[string]any {
 	}
 }
 
-func metadata(k *v1alpha1.Kaoto, b *boxed) map[string]any {
+func metadata(k *v1alpha1.Kaoto, b boxed) map[string]any {
 	m := map[string]any{"name": b.name, "labels": labels(b.name)}
 	if k.Namespace != "" {
 		m["namespace"] = b.namespace
@@ -28,13 +28,11 @@ func metadata(k *v1alpha1.Kaoto, b *boxed) map[string]any {
 }
 
 // boxed holds the spec's strings the children repeat, each stored in an
-// interface once rather than once per use.
+// interface once rather than once per use; passed by value.
 type boxed struct{ name, namespace any }
 
-func box(k *v1alpha1.Kaoto) *boxed { return &boxed{name: k.Name, namespace: k.Namespace} }
-
 // service is the operator's expose-service action.
-func service(k *v1alpha1.Kaoto, _ *Generator, b *boxed) *manifest.Object {
+func service(k *v1alpha1.Kaoto, _ *Generator, b boxed) *manifest.Object {
 	return manifest.New(map[string]any{
 		"apiVersion": "v1",
 		"kind":       "Service",
@@ -68,7 +66,7 @@ func IngressPath(k *v1alpha1.Kaoto) string {
 }
 
 // ingress is the operator's expose-ingress action (Kubernetes).
-func ingress(k *v1alpha1.Kaoto, _ *Generator, b *boxed) *manifest.Object {
+func ingress(k *v1alpha1.Kaoto, _ *Generator, b boxed) *manifest.Object {
 	if k.Spec.Ingress == nil {
 		return nil
 	}
@@ -102,7 +100,7 @@ func ingress(k *v1alpha1.Kaoto, _ *Generator, b *boxed) *manifest.Object {
 }
 
 // route is the operator's expose-route action (OpenShift).
-func route(k *v1alpha1.Kaoto, _ *Generator, b *boxed) *manifest.Object {
+func route(k *v1alpha1.Kaoto, _ *Generator, b boxed) *manifest.Object {
 	if k.Spec.Ingress == nil {
 		return nil
 	}
@@ -145,7 +143,7 @@ func runtimeDefault() map[string]any {
 }
 
 // deployment is the operator's deploy action.
-func deployment(k *v1alpha1.Kaoto, g *Generator, b *boxed) *manifest.Object {
+func deployment(k *v1alpha1.Kaoto, g *Generator, b boxed) *manifest.Object {
 	image := k.Spec.Image
 	if image == "" {
 		image = g.DefaultImage

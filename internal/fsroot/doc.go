@@ -5,6 +5,8 @@
 //
 // Root is the one boundary every door reads through; Confine checks a
 // path that need not exist yet (an output folder), MkdirAll makes one
-// inside the root only. ReadRegular and CheckRegular are the file rules
+// inside the root only. Dir is a folder of a Root opened once, to read
+// many files in it with one open each (the inputs of a large render);
+// it reads and refuses exactly what the Root does. ReadRegular and CheckRegular are the file rules
 // the output tree (package outtree) reads by too.
 package fsroot

@@ -89,18 +89,83 @@ func TestRootReadFile(t *testing.T) {
 		"Folder":         {reason: "a folder is not a file", path: "sub", err: ErrNotRegular},
 		"Missing":        {reason: "a missing file", path: "nope.yaml", err: fs.ErrNotExist},
 	}
+	// A file of a folder whose symlink leads to a sibling folder: inside
+	// the root, outside the folder a Dir opened.
+	if err := os.Mkdir(filepath.Join(root, "sib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../sub/inner.yaml", filepath.Join(root, "sib", "link.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	cases["SiblingLink"] = struct {
+		reason string
+		path   string
+		want   string
+		err    error
+	}{reason: "a relative symlink to a sibling folder", path: "sib/link.yaml", want: "inner\n"}
+	// Every case read both ways: through the Root, and through its folder
+	// opened once (Dir), which must read and refuse the same.
 	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			var got []byte
-			var err error
-			testobj.InTime(t, tc.path, func() { got, err = r.ReadFile(filepath.Join(root, tc.path)) })
-			if !errors.Is(err, tc.err) {
-				t.Fatalf("%s: want %v, got %v", tc.reason, tc.err, err)
-			}
-			if diff := cmp.Diff(tc.want, string(got)); diff != "" {
-				t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
-			}
-		})
+		for _, way := range []string{"Root", "Dir"} {
+			t.Run(name+"/"+way, func(t *testing.T) {
+				var got []byte
+				var err error
+				full := filepath.Join(root, tc.path)
+				testobj.InTime(t, tc.path, func() {
+					if way == "Root" {
+						got, err = r.ReadFile(full)
+						return
+					}
+					d := r.OpenDir(filepath.Dir(full))
+					defer d.Close()
+					got, err = d.ReadFile(filepath.Base(full))
+				})
+				if !errors.Is(err, tc.err) {
+					t.Fatalf("%s: want %v, got %v", tc.reason, tc.err, err)
+				}
+				if diff := cmp.Diff(tc.want, string(got)); diff != "" {
+					t.Errorf("%s: -want +got:\n%s", tc.reason, diff)
+				}
+			})
+		}
+	}
+}
+
+// TestDirReadFileNames: a Dir reads one path element; a name with a
+// folder in it, "." or ".." is read through the Root, with its rules.
+func TestDirReadFileNames(t *testing.T) {
+	root, _ := testobj.HostileDir(t, 1)
+	r, err := OpenRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	d := r.OpenDir(filepath.Join(root, "sub"))
+	defer d.Close()
+	for _, tc := range []struct {
+		name string
+		want string
+		err  error
+	}{
+		{name: "inner.yaml", want: "inner\n"},
+		{name: "../ok.yaml", want: "ok\n"},
+		{name: "..", err: ErrNotRegular},
+		{name: "../../secret.yaml", err: ErrOutsideRoot},
+	} {
+		got, err := d.ReadFile(tc.name)
+		if !errors.Is(err, tc.err) || string(got) != tc.want {
+			t.Errorf("ReadFile(%q) = %q, %v; want %q, %v", tc.name, got, err, tc.want, tc.err)
+		}
+	}
+	missing := r.OpenDir(filepath.Join(root, "nope"))
+	defer missing.Close()
+	if _, err := missing.ReadFile("x.yaml"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing folder: %v, want not exist", err)
+	}
+	out := r.OpenDir(filepath.Join(root, "up"))
+	defer out.Close()
+	if _, err := out.ReadFile("secret.yaml"); !errors.Is(err, ErrOutsideRoot) {
+		t.Errorf("a folder outside through a symlink: %v, want ErrOutsideRoot", err)
 	}
 }
 

@@ -12,7 +12,8 @@
 // .wavesmithignore entries, hidden entries and rendered trees.
 //
 // Inputs is ReadInputs (listing and reading, each file's SHA-256 kept,
-// at most maxHeld bytes held) then Read.Decode: the CLI digests the files
+// at most maxHeld bytes held; a folder's files read through the folder
+// opened once, fsroot.Dir) then Read.Decode: the CLI digests the files
 // (Read.Each) for its tree cache before it decides to decode them.
 //
 // The doors (cmd/wavesmith, internal/argocdplugin, functions) call it; the engine

@@ -217,36 +217,88 @@ func ReadInputs(ctx context.Context, root string, reg generators.Registry, paths
 	errs := make([]error, len(inputs))
 	var read atomic.Int64 // files may grow after they were listed
 	var held atomic.Int64
-	parallel.Do(len(inputs), func(i int) {
-		file := inputs[i].path
-		if err := ctx.Err(); err != nil {
-			errs[i] = &manifest.Error{File: file, Err: err}
-			return
+	// The files of a folder are read through the folder opened once
+	// (fsroot.Dir), in runs of at most readRun files: a walk lists a
+	// folder's files together, and the runs keep every worker busy.
+	runs := folderRuns(inputs)
+	parallel.Do(len(runs), func(ri int) {
+		run := runs[ri]
+		var dir *fsroot.Dir
+		if run.dir != "" {
+			dir = r.OpenDir(run.dir)
+			defer dir.Close()
 		}
-		if file == "-" {
-			raw[i], sums[i] = stdinData, sha256.Sum256(stdinData)
-			return
-		}
-		b, err := r.ReadFile(file)
-		if err != nil {
-			errs[i] = &manifest.Error{File: file, Err: err}
-			return
-		}
-		if n := read.Add(int64(len(b)) - inputs[i].size); total+n > MaxRenderInputSize {
-			errs[i] = &manifest.Error{File: file, Err: inputsTooLarge(total + n)}
-			return
-		}
-		sums[i] = sha256.Sum256(b)
-		if held.Add(int64(len(b))) <= maxHeld {
-			raw[i] = b
-		} else {
-			held.Add(-int64(len(b))) // read again by Decode
+		for i := run.start; i < run.end; i++ {
+			readInput(ctx, r, dir, inputs, i, raw, sums, errs, stdinData, total, &read, &held)
 		}
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	return &Read{root: root, k: k, inputs: inputs, raw: raw, sums: sums, errs: errs}, nil
+}
+
+// readRun is the most files read through one opened folder by one worker
+// at a time.
+const readRun = 32
+
+// run is inputs[start:end], files in the folder dir ("" when they are
+// not read through a folder: stdin).
+type run struct {
+	start, end int
+	dir        string
+}
+
+// folderRuns splits inputs into runs of consecutive files of one folder.
+func folderRuns(inputs []input) []run {
+	var runs []run
+	for i, in := range inputs {
+		dir := ""
+		if in.path != "-" {
+			dir = filepath.Dir(in.path)
+		}
+		if n := len(runs); n > 0 && runs[n-1].dir == dir && dir != "" && runs[n-1].end-runs[n-1].start < readRun {
+			runs[n-1].end = i + 1
+			continue
+		}
+		runs = append(runs, run{start: i, end: i + 1, dir: dir})
+	}
+	return runs
+}
+
+// readInput reads inputs[i] (through dir when not nil), checks the
+// budgets and keeps its sum and, within maxHeld, its bytes.
+func readInput(ctx context.Context, r *fsroot.Root, dir *fsroot.Dir, inputs []input, i int, raw [][]byte, sums [][sha256.Size]byte, errs []error, stdinData []byte, total int64, read, held *atomic.Int64) {
+	file := inputs[i].path
+	if err := ctx.Err(); err != nil {
+		errs[i] = &manifest.Error{File: file, Err: err}
+		return
+	}
+	if file == "-" {
+		raw[i], sums[i] = stdinData, sha256.Sum256(stdinData)
+		return
+	}
+	var b []byte
+	var err error
+	if dir != nil {
+		b, err = dir.ReadFile(filepath.Base(file))
+	} else {
+		b, err = r.ReadFile(file)
+	}
+	if err != nil {
+		errs[i] = &manifest.Error{File: file, Err: err}
+		return
+	}
+	if n := read.Add(int64(len(b)) - inputs[i].size); total+n > MaxRenderInputSize {
+		errs[i] = &manifest.Error{File: file, Err: inputsTooLarge(total + n)}
+		return
+	}
+	sums[i] = sha256.Sum256(b)
+	if held.Add(int64(len(b))) <= maxHeld {
+		raw[i] = b
+	} else {
+		held.Add(-int64(len(b))) // read again by Decode
+	}
 }
 
 // Each calls fn with each file read, in the order Inputs takes them: its
@@ -717,12 +769,13 @@ func (w *walker) walk(dir string) (files, candidates []input, err error) {
 				return nil
 			}
 		}
+		join := childPath(dir)
 		for _, e := range entries {
 			name := e.Name()
-			p := filepath.Join(dir, name)
 			if strings.HasPrefix(name, ".") {
 				continue
 			}
+			p := join(name)
 			mode := e.Type()
 			var fi fs.FileInfo // what a symlink leads to
 			if mode&fs.ModeSymlink != 0 {
@@ -783,6 +836,22 @@ func (w *walker) walk(dir string) (files, candidates []input, err error) {
 		return nil, nil, err
 	}
 	return files, candidates, nil
+}
+
+// childPath returns filepath.Join(dir, name) for the names of dir's
+// entries, without cleaning the joined path again for every entry when
+// dir is clean.
+func childPath(dir string) func(name string) string {
+	if dir == "." || dir != filepath.Clean(dir) || strings.HasSuffix(dir, string(filepath.Separator)) {
+		return func(name string) string { return filepath.Join(dir, name) }
+	}
+	prefix := dir + string(filepath.Separator)
+	return func(name string) string {
+		if name == "" || name == "." || name == ".." || strings.ContainsRune(name, filepath.Separator) {
+			return filepath.Join(dir, name)
+		}
+		return prefix + name
+	}
 }
 
 func skipFile(name string) bool {

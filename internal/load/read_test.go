@@ -53,3 +53,14 @@ func TestReadInputsRereads(t *testing.T) {
 		}
 	}
 }
+
+// TestChildPath: childPath joins as filepath.Join does.
+func TestChildPath(t *testing.T) {
+	for _, dir := range []string{".", "/", "specs", "specs/", "./specs", "a/../b", "/abs/dir", "a//b", ".."} {
+		for _, name := range []string{"x.yaml", ".hidden", "..", ".", "", "a/b"} {
+			if got, want := childPath(dir)(name), filepath.Join(dir, name); got != want {
+				t.Errorf("childPath(%q)(%q) = %q, want %q", dir, name, got, want)
+			}
+		}
+	}
+}
