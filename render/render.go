@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"maps"
 	"sort"
@@ -508,27 +507,27 @@ func definedType(o *manifest.Object) string {
 // writeInventories gives each spec its inventory and render digest, which
 // depend on its children's bytes, then encodes the spec.
 func writeInventories(res *Result) {
-	entries := make([][]inventory.Entry, len(res.Specs))
-	hashes := make([]hash.Hash, len(res.Specs))
-	for i := range hashes {
-		hashes[i] = sha256.New()
+	children := make([][]*Item, len(res.Specs))
+	for _, it := range res.Items { // output order: the digest is stable
+		if it.Role == Child {
+			children[it.Spec] = append(children[it.Spec], it)
+		}
 	}
 	sep := []byte("---\n")
-	for _, it := range res.Items { // output order: the digest is stable
-		if it.Role != Child {
-			continue
-		}
-		k := it.Key
-		_, version := manifest.SplitAPIVersion(it.Ref.APIVersion)
-		entries[it.Spec] = append(entries[it.Spec], inventory.Entry{Group: k.Group, Version: version, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name,
-			Hook: it.lc.Hook, PurgeOrder: it.lc.PurgeOrder})
-		hashes[it.Spec].Write(it.YAML)
-		hashes[it.Spec].Write(sep)
-	}
 	parallel.Do(len(res.Specs), func(i int) {
+		entries := make([]inventory.Entry, len(children[i]))
+		h := sha256.New()
+		for j, it := range children[i] {
+			k := it.Key
+			_, version := manifest.SplitAPIVersion(it.Ref.APIVersion)
+			entries[j] = inventory.Entry{Group: k.Group, Version: version, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name,
+				Hook: it.lc.Hook, PurgeOrder: it.lc.PurgeOrder}
+			h.Write(it.YAML)
+			h.Write(sep)
+		}
 		s := res.Specs[i]
-		s.Object.SetAnnotation(inventory.Inventory, inventory.Format(entries[i]))
-		s.Object.SetAnnotation(inventory.RenderDigest, "sha256:"+hex.EncodeToString(hashes[i].Sum(nil)))
+		s.Object.SetAnnotation(inventory.Inventory, inventory.Format(entries))
+		s.Object.SetAnnotation(inventory.RenderDigest, "sha256:"+hex.EncodeToString(h.Sum(nil)))
 		s.Written = append(s.Written, inventory.Inventory, inventory.RenderDigest)
 		s.YAML = encodeExact(s.Object)
 	})

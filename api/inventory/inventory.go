@@ -144,19 +144,21 @@ func ValidateHook(v string) error {
 // Format renders entries as the value of the Inventory annotation: one
 // Line per entry, sorted by object then attributes, without duplicates.
 func Format(entries []Entry) string {
-	sorted := append([]Entry(nil), entries...)
+	type keyed struct{ object, line string }
+	sorted := make([]keyed, len(entries))
+	for i, e := range entries {
+		sorted[i] = keyed{e.String(), e.Line()}
+	}
 	sort.SliceStable(sorted, func(i, j int) bool {
-		a, b := sorted[i].String(), sorted[j].String()
-		if a != b {
+		if a, b := sorted[i].object, sorted[j].object; a != b {
 			return a < b
 		}
-		return sorted[i].Line() < sorted[j].Line()
+		return sorted[i].line < sorted[j].line
 	})
 	lines := make([]string, 0, len(sorted))
 	for _, e := range sorted {
-		l := e.Line()
-		if len(lines) == 0 || l != lines[len(lines)-1] {
-			lines = append(lines, l)
+		if len(lines) == 0 || e.line != lines[len(lines)-1] {
+			lines = append(lines, e.line)
 		}
 	}
 	return strings.Join(lines, "\n")
