@@ -1,13 +1,14 @@
 package outtree
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"time"
 
@@ -46,8 +47,9 @@ func readTree(dir string) (map[string][]byte, error) {
 // is first stat'd (fstatat, no open), and one that known says holds
 // want's bytes (its recorded identity, not racy) is not read: its entry
 // is want's slice. The others are read as readTree reads them. It also
-// returns the lstat identity of every regular file (nil when want is nil)
-// and when the walk began (Index.Taken of an index made from them).
+// returns (nil when want is nil) the lstat identity of every regular file
+// that holds want's bytes and when the walk began: the Index of the tree
+// as it is, for want.
 func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byte, *walkStats, error) {
 	var ws *walkStats
 	if want != nil {
@@ -58,7 +60,7 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 		return nil, nil, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
 	defer unix.Close(fd)
-	entries, err := readDirFd(fd)
+	entries, err := readDirFd(fd, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", dir, err)
 	}
@@ -67,37 +69,51 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 	// Errors are kept per entry, so the first one in name order is
 	// reported, as a single reader would.
 	readers := make([]*treeReader, len(entries))
+	// On a cache hit the bytes wanted are the bytes known: one lookup
+	// less per file.
+	wantIsKnown := want != nil && known.Files != nil && reflect.ValueOf(want).UnsafePointer() == reflect.ValueOf(known.Files).UnsafePointer()
 	errs := onWorkers(context.Background(), len(entries), false, func(i int) error {
-		readers[i] = &treeReader{dir: dir, files: map[string][]byte{}, want: want, known: known}
+		readers[i] = &treeReader{dir: dir, want: want, known: known, wantIsKnown: wantIsKnown}
 		if ws != nil {
 			readers[i].now = ws.taken
-			readers[i].stats = map[string]FileStat{}
+			readers[i].indexed = true
 		}
 		return readers[i].entry(fd, "", entries[i], 0)
 	})
 	if err := firstError(errs); err != nil {
 		return nil, nil, err
 	}
-	n := 0
+	n, m := 0, 0
 	for _, r := range readers {
 		n += len(r.files)
+		m += len(r.stats)
 	}
 	files := make(map[string][]byte, n)
 	for _, r := range readers {
-		for p, b := range r.files {
-			files[p] = b
+		for _, f := range r.files {
+			files[f.p] = f.b
 		}
 	}
 	if ws != nil {
-		ws.files = make(map[string]FileStat, n)
+		ws.files = make(map[string]FileStat, m)
 		for _, r := range readers {
-			for p, st := range r.stats {
-				ws.files[p] = st
+			for _, f := range r.stats {
+				ws.files[f.p] = f.st
 			}
 			ws.read += r.read
 		}
 	}
 	return files, ws, nil
+}
+
+type fileBytes struct {
+	p string
+	b []byte
+}
+
+type fileID struct {
+	p  string
+	st FileStat
 }
 
 // walkStats is what an indexed walk saw: when it began, the identity of
@@ -106,6 +122,11 @@ type walkStats struct {
 	taken int64
 	files map[string]FileStat
 	read  int
+}
+
+// index is the Index of what the walk saw; known is what it was told.
+func (ws *walkStats) index(known Known) *Index {
+	return &Index{Taken: ws.taken, Files: ws.files, read: ws.read, from: known.Index}
 }
 
 // fileStat is the identity of st.
@@ -125,15 +146,21 @@ func firstError(errs []error) error {
 
 type treeReader struct {
 	dir   string
-	files map[string][]byte
-	// An indexed walk (walkTree): the files wanted, what is known of the
-	// tree, when the walk began, the identities seen and how many files
-	// were read.
-	want  map[string][]byte
-	known Known
-	now   int64
-	stats map[string]FileStat
-	read  int
+	files []fileBytes
+	// An indexed walk (walkTree): the files wanted (the very map of
+	// known's bytes: wantIsKnown), what is known of the tree, when the
+	// walk began, the identities of the files holding the bytes wanted
+	// and how many files were read.
+	indexed     bool
+	want        map[string][]byte
+	wantIsKnown bool
+	known       Known
+	now         int64
+	stats       []fileID
+	read        int
+	// buf is getdents' buffer, one per reader: a tree has a folder per
+	// spec.
+	buf []byte
 }
 
 // folder reads the folder open as fd, whose slash path is rel ("" for the
@@ -142,7 +169,10 @@ func (r *treeReader) folder(fd int, rel string, depth int) error {
 	if depth > maxTreeDepth {
 		return fmt.Errorf("%s: %w: folders nest more than %d deep", filepath.Join(r.dir, rel), ErrNotTree, maxTreeDepth)
 	}
-	entries, err := readDirFd(fd)
+	if r.buf == nil {
+		r.buf = make([]byte, 32<<10)
+	}
+	entries, err := readDirFd(fd, r.buf)
 	if err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(r.dir, rel), err)
 	}
@@ -157,7 +187,11 @@ func (r *treeReader) folder(fd int, rel string, depth int) error {
 // entry reads the entry e of the folder open as fd (slash path rel): a
 // folder below it, or a regular file.
 func (r *treeReader) entry(fd int, rel string, e dirent, depth int) error {
-	p := path.Join(rel, e.name)
+	// A name from getdents holds no slash and is not "." or "..".
+	p := e.name
+	if rel != "" {
+		p = rel + "/" + e.name
+	}
 	if e.typ == unix.DT_UNKNOWN {
 		// A file system that does not fill in d_type: ask.
 		var st unix.Stat_t
@@ -176,7 +210,7 @@ func (r *treeReader) entry(fd int, rel string, e dirent, depth int) error {
 		unix.Close(sub)
 		return err
 	case unix.DT_REG:
-		if r.stats != nil {
+		if r.indexed {
 			// Indexed: a file whose identity says it holds the bytes
 			// wanted is not opened. fstatat does not follow a symlink
 			// planted since the listing; anything but a regular file is
@@ -184,9 +218,9 @@ func (r *treeReader) entry(fd int, rel string, e dirent, depth int) error {
 			var st unix.Stat_t
 			if w, ok := r.want[p]; ok && unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil &&
 				st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size <= fsroot.MaxFileSize {
-				if id := fileStat(&st); r.known.unchanged(p, id, w, r.now) {
-					r.files[p] = w
-					r.stats[p] = id
+				if id := fileStat(&st); r.known.unchanged(p, id, w, r.wantIsKnown, r.now) {
+					r.files = append(r.files, fileBytes{p, w})
+					r.stats = append(r.stats, fileID{p, id})
 					return nil
 				}
 			}
@@ -195,10 +229,13 @@ func (r *treeReader) entry(fd int, rel string, e dirent, depth int) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", filepath.Join(r.dir, p), err)
 		}
-		r.files[p] = b
-		if r.stats != nil {
-			r.stats[p] = fileStat(&st)
+		r.files = append(r.files, fileBytes{p, b})
+		if r.indexed {
 			r.read++
+			// Only a file holding the bytes wanted goes in the Index.
+			if w, ok := r.want[p]; ok && bytes.Equal(b, w) {
+				r.stats = append(r.stats, fileID{p, fileStat(&st)})
+			}
 		}
 		return nil
 	}
@@ -275,10 +312,13 @@ type dirent struct {
 }
 
 // readDirFd lists the folder open as fd (not "." or ".."), sorted by
-// name. fd stays open and its offset is left at the end.
-func readDirFd(fd int) ([]dirent, error) {
+// name, with buf (nil: a new one) as getdents' buffer. fd stays open and
+// its offset is left at the end.
+func readDirFd(fd int, buf []byte) ([]dirent, error) {
 	var out []dirent
-	buf := make([]byte, 32<<10)
+	if buf == nil {
+		buf = make([]byte, 32<<10)
+	}
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if err == unix.EINTR {
@@ -442,9 +482,7 @@ func readIndexed(dir string, want map[string][]byte, known Known) (map[string][]
 	if err != nil {
 		return nil, nil, err
 	}
-	ix := newIndex(ws.taken, ws.files, got, want)
-	ix.read = ws.read
-	return got, ix, nil
+	return got, ws.index(known), nil
 }
 
 // folderWriter returns writeFiles' writer of one folder of the new tree

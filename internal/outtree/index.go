@@ -34,8 +34,11 @@ type FileStat struct {
 type Index struct {
 	Taken int64 // nanoseconds since the epoch
 	Files map[string]FileStat
-	// read is how many files the walk that made the index read (tests).
-	read int
+	// read is how many files the walk that made the index read, wrote
+	// how many files it wrote or removed after, from the Index it was
+	// given (Same's quick answer; tests).
+	read, wrote int
+	from        *Index
 }
 
 // RacyMargin is how much older than the record a file's mtime and ctime
@@ -58,14 +61,18 @@ type Known struct {
 
 // unchanged reports whether the file p, whose lstat identity is st now
 // (the walk began at now), holds want without reading it: its identity
-// is the recorded one, not racy, and the bytes it held then are want.
-func (k Known) unchanged(p string, st FileStat, want []byte, now int64) bool {
+// is the recorded one, not racy, and the bytes it held then are want
+// (wantIsKnown: want is k.Files[p], which exists).
+func (k Known) unchanged(p string, st FileStat, want []byte, wantIsKnown bool, now int64) bool {
 	if k.Index == nil {
 		return false
 	}
 	rec, ok := k.Index.Files[p]
 	if !ok || rec != st || !k.Index.trusts(rec, now) {
 		return false
+	}
+	if wantIsKnown {
+		return true
 	}
 	old, ok := k.Files[p]
 	return ok && bytes.Equal(old, want)
@@ -88,6 +95,11 @@ func (ix *Index) Same(old *Index) bool {
 	if len(ix.Files) != len(old.Files) {
 		return false
 	}
+	if ix.from == old && ix.read == 0 && ix.wrote == 0 {
+		// Every file was trusted by old (so recorded there, as it is
+		// here): with as many files, ix is old.
+		return true
+	}
 	now := time.Now().UnixNano()
 	for p, st := range ix.Files {
 		rec, ok := old.Files[p]
@@ -96,20 +108,6 @@ func (ix *Index) Same(old *Index) bool {
 		}
 	}
 	return true
-}
-
-// newIndex is the Index of the files of got (their identities in stats,
-// taken from the moment taken on) whose bytes are those of want: only
-// those are known to hold want's bytes.
-func newIndex(taken int64, stats map[string]FileStat, got, want map[string][]byte) *Index {
-	ix := &Index{Taken: taken, Files: make(map[string]FileStat, len(stats))}
-	for p, st := range stats {
-		g, ok := got[p]
-		if w, in := want[p]; ok && in && bytes.Equal(g, w) {
-			ix.Files[p] = st
-		}
-	}
-	return ix
 }
 
 const indexMagic = "wavesmith tree index v1\n"

@@ -34,8 +34,7 @@ func update(ctx context.Context, parent, base string, files map[string][]byte, k
 	if err != nil || len(cur) == 0 {
 		return nil, errNoUpdate
 	}
-	ix := newIndex(ws.taken, ws.files, cur, files)
-	ix.read = ws.read
+	ix := ws.index(known)
 	j := plan(cur, files)
 	if j == nil {
 		return ix, nil
@@ -80,6 +79,7 @@ func update(ctx context.Context, parent, base string, files map[string][]byte, k
 		return nil, fmt.Errorf("%w: %s: %v", ErrWrite, dir, err)
 	}
 	committed = true // from here on, the journal runs to its end
+	ix.wrote = len(j.puts) + len(j.dels)
 	if err := apply(tfd, sfd, j, ix); err != nil {
 		return nil, fmt.Errorf("%w: %s: %w (it holds %s: render again to finish the update)", ErrWrite, dir, err, MarkerFile)
 	}
