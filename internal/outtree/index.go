@@ -182,29 +182,49 @@ func (ix *Index) UnmarshalBinary(b []byte) error {
 	if bad || count > uint64(len(b)/8) {
 		return fmt.Errorf("%w: %d files in %d bytes", errIndex, count, len(b))
 	}
-	files := make(map[string]FileStat, count)
-	prev := ""
+	// The paths go into one arena, made a string once: no allocation
+	// per path.
+	type rec struct {
+		end int
+		st  FileStat
+	}
+	recs := make([]rec, 0, count)
+	// A path shares a prefix with the one before: bound each path and
+	// all of them, so that a small record cannot ask for a huge arena.
+	const maxPath = 4096
+	limit := 8*len(b) + 1<<16
+	arena := make([]byte, 0, min(2*len(b), limit))
+	start := 0
 	for i := uint64(0); i < count; i++ {
 		shared, n := uvarint(), uvarint()
-		if bad || shared > uint64(len(prev)) || n > uint64(len(b)) || n > 4096 {
+		if bad || shared > uint64(len(arena)-start) || n > uint64(len(b)) || shared+n > maxPath || len(arena)+int(shared+n) > limit {
 			return fmt.Errorf("%w: file %d", errIndex, i)
 		}
-		p := prev[:shared] + string(b[:n])
+		next := len(arena)
+		arena = append(arena, arena[start:start+int(shared)]...)
+		arena = append(arena, b[:n]...)
 		b = b[n:]
-		if p <= prev && i > 0 || p == "" {
+		if next == len(arena) || i > 0 && string(arena[next:]) <= string(arena[start:next]) {
 			return fmt.Errorf("%w: file %d out of order", errIndex, i)
 		}
+		start = next
 		st := FileStat{Size: varint(), Mtime: varint(), Ctime: varint(), Ino: uvarint(), Dev: uvarint()}
 		mode := uvarint()
 		if bad || mode > 1<<32-1 || st.Size < 0 {
 			return fmt.Errorf("%w: file %d", errIndex, i)
 		}
 		st.Mode = uint32(mode)
-		files[p] = st
-		prev = p
+		recs = append(recs, rec{len(arena), st})
 	}
 	if len(b) != 0 {
 		return fmt.Errorf("%w: trailing bytes", errIndex)
+	}
+	paths := string(arena)
+	files := make(map[string]FileStat, count)
+	from := 0
+	for _, r := range recs {
+		files[paths[from:r.end]] = r.st
+		from = r.end
 	}
 	ix.Taken, ix.Files = taken, files
 	return nil
