@@ -35,12 +35,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/internal/outtree"
+	"github.com/wavesmith/wavesmith/internal/parallel"
 )
 
 // Env names the cache folder ("off" disables the cache); without it, the
@@ -144,18 +146,28 @@ func (c *Cache) Get(slot string, key Sum) (*Entry, error) {
 		return nil, fmt.Errorf("%w: another key", ErrMiss)
 	}
 	idx := sha256.Sum256(b)
-	e.Files = map[string][]byte{}
-	for _, s := range chunks {
-		name := c.chunk(slot, s)
-		b, err := r.ReadFile(filepath.Join(c.dir, name))
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrMiss, err)
+	// The chunks (tens of megabytes for a big tree) are read and hashed
+	// on every core, then decoded in order.
+	bufs := make([][]byte, len(chunks))
+	errs := make([]error, len(chunks))
+	k := min(runtime.GOMAXPROCS(0), len(chunks))
+	parallel.Do(k, func(w int) {
+		for i := w; i < len(chunks); i += k {
+			name := c.chunk(slot, chunks[i])
+			b, err := r.ReadFile(filepath.Join(c.dir, name))
+			if err == nil && sha256.Sum256(b) != chunks[i] {
+				err = fmt.Errorf("%s: its content does not match its name", name)
+			}
+			bufs[i], errs[i] = b, err
 		}
-		if sha256.Sum256(b) != s {
-			return nil, fmt.Errorf("%w: %s: its content does not match its name", ErrMiss, name)
+	})
+	e.Files = map[string][]byte{}
+	for i, b := range bufs {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("%w: %w", ErrMiss, errs[i])
 		}
 		if err := decodeChunk(b, e.Files); err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrMiss, name, err)
+			return nil, fmt.Errorf("%w: %s: %w", ErrMiss, c.chunk(slot, chunks[i]), err)
 		}
 	}
 	c.bind(slot, idx)
