@@ -290,9 +290,11 @@ func (t *treeCache) store(e *treecache.Entry) {
 // storeTree returns what keeps the Index of the tree of the cached entry
 // e once written or checked again: only when it records what e.Tree did
 // not (files written, files no longer racy), so that an unchanged tree
-// writes nothing to the cache either.
+// writes nothing to the cache either; and the executable's digest, when
+// it was hashed (a rebuild of the same bytes).
 func (t *treeCache) storeTree(e *treecache.Entry) func(*outtree.Index) {
 	return func(ix *outtree.Index) {
+		t.c.KeepExecutable()
 		if ix != nil && !ix.Same(e.Tree) {
 			_ = t.c.PutTree(t.slot, ix)
 		}

@@ -392,3 +392,38 @@ func TestTreeRecord(t *testing.T) {
 		t.Error("PutTree without an entry read or written succeeded")
 	}
 }
+
+// TestKeepExecutable: the digest Executable computed is kept by
+// KeepExecutable (a render that reused an entry puts nothing), and read
+// back instead of hashing again.
+func TestKeepExecutable(t *testing.T) {
+	dir := t.TempDir()
+	c, _ := Open(dir)
+	s, err := c.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.KeepExecutable()
+	names, _ := filepath.Glob(filepath.Join(dir, "exe-*"))
+	if len(names) != 1 {
+		t.Fatalf("%d records of the executable's digest, want 1", len(names))
+	}
+	// A record says what the next Executable returns: spoil it with
+	// another valid digest to see it read, not hashed again.
+	other := strings.Repeat("ab", sha256.Size)
+	if err := os.WriteFile(names[0], []byte(other), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := Open(dir)
+	got, err := d.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprintf("%x", got) != other || got == s {
+		t.Errorf("Executable did not read the record kept: %x", got)
+	}
+	d.KeepExecutable() // nothing computed: nothing written
+	if b, _ := os.ReadFile(names[0]); string(b) != other {
+		t.Error("KeepExecutable wrote a record it did not compute")
+	}
+}
