@@ -50,6 +50,16 @@ const RacyMargin = 2 * time.Second
 // trusted without waiting two seconds.
 var racyMargin = int64(RacyMargin)
 
+// SetRacyMarginForTest sets the margin of RacyMargin and returns what
+// puts it back. Tests only (never in parallel): at 0, a file written
+// before a record is trusted at once, so that a test sees files trusted
+// without waiting two seconds.
+func SetRacyMarginForTest(d time.Duration) (restore func()) {
+	old := racyMargin
+	racyMargin = int64(d)
+	return func() { racyMargin = old }
+}
+
 // Known is what a caller knows of a tree from the last time it was
 // written or verified: the Index then taken and the bytes its files held
 // (both from the tree cache). The zero Known knows nothing: every file is
