@@ -16,12 +16,12 @@ DRIVER_TESTS += ./test/hostile/
 # (after the plain and the -race builds: go test -fuzz instruments every
 # package of the test binary, the standard library included), about 3 to 4
 # minutes of a cold make test for a few hundred executions. make fuzz
-# fuzzes all four. A time-bounded run on Go 1.26 can fail with a bare "context
+# fuzzes every one. A time-bounded run on Go 1.26 can fail with a bare "context
 # deadline exceeded" and no crasher: a race in Go's fuzzing coordinator at
 # the end of -fuzztime (go.dev/issue/75804, fixed in Go 1.27), not a finding.
 FUZZTIME ?= 30s
 # package:target:brief-count
-FUZZ_TARGETS := manifest:FuzzDecode:20000x render:FuzzRender:400x functions:FuzzRun:200x internal/argocdplugin:FuzzLayers:20000x
+FUZZ_TARGETS := manifest:FuzzDecode:20000x render:FuzzRender:400x functions:FuzzRun:200x internal/argocdplugin:FuzzLayers:20000x internal/outtree:FuzzIndexUnmarshal:20000x
 FUZZ_BRIEF   := $(filter manifest:%,$(FUZZ_TARGETS))
 
 # $(1): the fuzz time ("": each target's brief count), $(2): the targets.

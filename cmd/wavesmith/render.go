@@ -160,10 +160,11 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 				return err
 			}
 			f.printCached(c, t)
-			if err := outtree.WriteIn(c.Context(), outputAnchor(s, out), out, t.files); err != nil {
+			ix, err := outtree.WriteIndexed(c.Context(), outputAnchor(s, out), out, t.files, t.known)
+			if err != nil {
 				return err
 			}
-			t.store()
+			t.store(ix)
 			if !f.quiet {
 				fmt.Fprintf(c.ErrOrStderr(), "wrote %s: %d objects from %d specs in %d files\n", out, t.objects, t.specs, len(t.files))
 			}
@@ -261,11 +262,11 @@ the record of DIR; Argo CD's description of the cluster; defaults.` + checkExitC
 			defer func() { _ = t.release() }()
 			f.printCached(c, t)
 			want := t.files
-			got, err := outtree.Read(dir)
+			got, ix, err := outtree.ReadIndexed(dir, want, t.known)
 			if err != nil {
 				return fmt.Errorf("reading %s: %w", dir, err)
 			}
-			t.store()
+			t.store(ix)
 			diff := textdiff.Diff(want, got)
 			if diff == "" {
 				return nil

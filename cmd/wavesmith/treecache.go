@@ -40,10 +40,14 @@ type tree struct {
 	cached *treecache.Entry
 	// release releases the tree's lock renderTree took (hold).
 	release func() error
-	// store keeps a rendered tree in the cache; the caller calls it once
-	// the tree is written (render) or compared (check): a failure writes
-	// nothing, outside the tree neither.
-	store func()
+	// store keeps a rendered tree in the cache, with the Index of the
+	// tree on disk (outtree.WriteIndexed, ReadIndexed; nil: none); the
+	// caller calls it once the tree is written (render) or compared
+	// (check): a failure writes nothing, outside the tree neither.
+	store func(*outtree.Index)
+	// known is what the cache knows of the tree on disk (a cached tree's
+	// Index and bytes), so that its unchanged files are not read.
+	known outtree.Known
 }
 
 // printCached prints the warnings of a tree taken from the cache.
@@ -105,7 +109,7 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 			if f.verbose {
 				fmt.Fprintf(c.ErrOrStderr(), "%s: the tree of these inputs and settings is in the tree cache (%d specs): not rendered again, in %s\n", dir, e.Specs, time.Since(start).Round(time.Millisecond))
 			}
-			return &tree{files: e.Files, objects: e.Objects, specs: e.Specs, cached: e, release: release, store: func() {}}, nil
+			return &tree{files: e.Files, objects: e.Objects, specs: e.Specs, cached: e, release: release, store: tc.storeTree(e), known: outtree.Known{Index: e.Tree, Files: e.Files}}, nil
 		}
 		// The cached tree read another previous tree: render, outside
 		// the lock.
@@ -145,7 +149,7 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 	if err != nil {
 		return nil, err
 	}
-	t := &tree{files: files, objects: len(res.Items), specs: len(res.Specs), release: release, store: func() {}}
+	t := &tree{files: files, objects: len(res.Items), specs: len(res.Specs), release: release, store: func(*outtree.Index) {}}
 	if tc == nil || tmplsandbox.NondeterministicCalls() != calls || in.Changed() {
 		return t, nil
 	}
@@ -158,7 +162,8 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 	for _, w := range res.Warnings {
 		e.Warnings = append(e.Warnings, w.String())
 	}
-	t.store = func() {
+	t.store = func(ix *outtree.Index) {
+		e.Tree = ix
 		tc.store(e)
 		tc.storeOutputs(outputs)
 	}
@@ -319,6 +324,20 @@ func (t *treeCache) outputs() *render.Outputs {
 func (t *treeCache) storeOutputs(o *render.Outputs) {
 	if t != nil && o != nil {
 		_ = t.c.PutOutputs(t.slot, o.Records())
+	}
+}
+
+// storeTree returns what keeps the Index of the tree of the cached entry
+// e once written or checked again: only when it records what e.Tree did
+// not (files written, files no longer racy), so that an unchanged tree
+// writes nothing to the cache either; and the executable's digest, when
+// it was hashed (a rebuild of the same bytes).
+func (t *treeCache) storeTree(e *treecache.Entry) func(*outtree.Index) {
+	return func(ix *outtree.Index) {
+		t.c.KeepExecutable()
+		if ix != nil && !ix.Same(e.Tree) {
+			_ = t.c.PutTree(t.slot, ix)
+		}
 	}
 }
 

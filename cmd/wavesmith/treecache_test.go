@@ -211,6 +211,30 @@ func TestTreeCacheRandomEdits(t *testing.T) {
 	}
 }
 
+// TestTreeCacheRandomEditsTrusted is TestTreeCacheRandomEdits with the
+// tree's stat record trusted at once (no racy margin), so that unchanged
+// files of the tree are stat'd, not read, from one step to the next.
+func TestTreeCacheRandomEditsTrusted(t *testing.T) {
+	defer outtree.SetRacyMarginForTest(0)()
+	for _, mode := range []struct {
+		name string
+		tree []string
+	}{
+		{"plain", nil},
+		{"flux-argocd", []string{"--flux", "--argocd", "--tree-path", "rendered", "--argocd-repo", "https://git.example.com/platform.git"}},
+	} {
+		t.Run(mode.name, func(t *testing.T) {
+			differ, hits := randomEdits(t, 4, 12, mode.tree)
+			for _, d := range differ {
+				t.Error(d)
+			}
+			if hits == 0 {
+				t.Error("no render or check took its tree from the cache: the comparison proves nothing")
+			}
+		})
+	}
+}
+
 // TestTreeCacheStaleKeyControl: with a key that leaves the inputs' bytes
 // out, the comparison of TestTreeCacheRandomEdits fails.
 func TestTreeCacheStaleKeyControl(t *testing.T) {
@@ -255,5 +279,98 @@ func TestTreeCacheSkipsNondeterministicTemplates(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTreeCacheStatRecordFindsEdits: with the tree's stat record trusted
+// at once (no racy margin), render -o and check still see every edit of
+// the tree: a file rewritten in place with its size and mtime kept
+// (ctime), a file replaced by another inode, a spoiled record (every file
+// read); render -o puts the tree back each time.
+func TestTreeCacheStatRecordFindsEdits(t *testing.T) {
+	defer outtree.SetRacyMarginForTest(0)()
+	r := newEditRoot(t)
+	cache := t.TempDir()
+	out := filepath.Join(r.dir, "out")
+	check := func(want int, what string) string {
+		t.Helper()
+		t.Setenv(treecache.Env, cache)
+		code, stdout, stderr := wavesmith(t, "", "check", "-o", out, "--root", r.dir)
+		if code != want {
+			t.Fatalf("%s: check exit %d, want %d: %s%s", what, code, want, stdout, stderr)
+		}
+		return stdout
+	}
+	r.render("out", cache, nil)
+	r.render("out", cache, nil) // a hit: the record is taken again
+	check(0, "an unchanged tree")
+	good := readTree(t, out)
+	const p = "team/kaoto-k1/deployment-k1.yaml"
+	name := filepath.Join(out, filepath.FromSlash(p))
+	b, ok := good[p]
+	if !ok {
+		t.Fatalf("no %s in the tree", p)
+	}
+	edited := append([]byte(nil), b...)
+	edited[len(edited)-2] ^= 1
+	fi, err := os.Lstat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		edit func()
+	}{
+		{"in place, size and mtime kept", func() {
+			f, err := os.OpenFile(name, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.WriteAt(edited, 0); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			if err := os.Chtimes(name, fi.ModTime(), fi.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"another inode", func() {
+			if err := os.WriteFile(name+".tmp", edited, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(name+".tmp", fi.ModTime(), fi.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(name+".tmp", name); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a spoiled record", func() {
+			records, _ := filepath.Glob(filepath.Join(cache, "*.tree"))
+			if len(records) == 0 {
+				t.Fatal("no record of the tree's files in the cache")
+			}
+			for _, rec := range records {
+				rb, _ := os.ReadFile(rec)
+				rb[len(rb)/2] ^= 1
+				os.WriteFile(rec, rb, 0o600)
+			}
+			if err := os.WriteFile(name, edited, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		c.edit()
+		if diff := check(1, c.name); !strings.Contains(diff, p) {
+			t.Errorf("%s: the diff does not name %s:\n%s", c.name, p, diff)
+		}
+		r.render("out", cache, nil)
+		if diff := cmp.Diff(good, readTree(t, out)); diff != "" {
+			t.Errorf("%s: render -o did not put the tree back: -want +got:\n%s", c.name, diff)
+		}
+		check(0, c.name+", rendered again")
+		if fi, err = os.Lstat(name); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

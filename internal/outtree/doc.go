@@ -10,7 +10,17 @@
 // tree holding the journal, which Read and OpenFS refuse (ErrInterrupted)
 // and the next Write (or Finish) completes. Everything goes through
 // descriptors that never leave the folder. Read and OpenFS read a tree
-// back. RecordFile marks a folder as a rendered tree (never input again);
+// back.
+//
+// WriteIndexed and ReadIndexed take what the caller knows of the tree
+// from its last write or check (Known: an Index of each file's lstat
+// identity, and the bytes the files held then) and return the new Index:
+// a file whose identity is the recorded one, whose times are older than
+// the record by RacyMargin (git's racy-clean rule), and whose recorded
+// bytes are the ones wanted is stat'd, not read; any other file is read
+// and compared. The folders are always listed, so extra and missing files
+// are always found; ctime, which no user can set back, tells an edit that
+// kept the size and mtime. Outside Linux every file is read. RecordFile marks a folder as a rendered tree (never input again);
 // Header starts its kustomization.yaml files.
 //
 // WriteIn confines the output folder's parents to an anchor (the render's

@@ -1,14 +1,16 @@
 package outtree
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
+	"reflect"
 	"sort"
+	"time"
 
 	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"golang.org/x/sys/unix"
@@ -37,38 +39,99 @@ const maxTreeDepth = 256
 // slash path; a symlink or special file is fsroot.ErrNotRegular, a file over
 // fsroot.MaxFileSize fsroot.ErrTooLarge, each naming the file.
 func readTree(dir string) (map[string][]byte, error) {
+	files, _, err := walkTree(dir, nil, Known{})
+	return files, err
+}
+
+// walkTree is readTree, indexed when want is not nil: each regular file
+// is first stat'd (fstatat, no open), and one that known says holds
+// want's bytes (its recorded identity, not racy) is not read: its entry
+// is want's slice. The others are read as readTree reads them. It also
+// returns (nil when want is nil) the lstat identity of every regular file
+// that holds want's bytes and when the walk began: the Index of the tree
+// as it is, for want.
+func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byte, *walkStats, error) {
+	var ws *walkStats
+	if want != nil {
+		ws = &walkStats{taken: time.Now().UnixNano()}
+	}
 	fd, err := unix.Open(dir, openDir, 0)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: dir, Err: err}
+		return nil, nil, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
 	defer unix.Close(fd)
-	entries, err := readDirFd(fd)
+	entries, err := readDirFd(fd, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, err)
+		return nil, nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	// The top's folders (namespaces, _flux, ...) are read by several
 	// readers at once: a tree is latency-bound, one system call per step.
 	// Errors are kept per entry, so the first one in name order is
 	// reported, as a single reader would.
 	readers := make([]*treeReader, len(entries))
+	// On a cache hit the bytes wanted are the bytes known: one lookup
+	// less per file.
+	wantIsKnown := want != nil && known.Files != nil && reflect.ValueOf(want).UnsafePointer() == reflect.ValueOf(known.Files).UnsafePointer()
 	errs := onWorkers(context.Background(), len(entries), false, func(i int) error {
-		readers[i] = &treeReader{dir: dir, files: map[string][]byte{}}
+		readers[i] = &treeReader{dir: dir, want: want, known: known, wantIsKnown: wantIsKnown}
+		if ws != nil {
+			readers[i].now = ws.taken
+			readers[i].indexed = true
+		}
 		return readers[i].entry(fd, "", entries[i], 0)
 	})
 	if err := firstError(errs); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	n := 0
+	n, m := 0, 0
 	for _, r := range readers {
 		n += len(r.files)
+		m += len(r.stats)
 	}
 	files := make(map[string][]byte, n)
 	for _, r := range readers {
-		for p, b := range r.files {
-			files[p] = b
+		for _, f := range r.files {
+			files[f.p] = f.b
 		}
 	}
-	return files, nil
+	if ws != nil {
+		ws.files = make(map[string]FileStat, m)
+		for _, r := range readers {
+			for _, f := range r.stats {
+				ws.files[f.p] = f.st
+			}
+			ws.read += r.read
+		}
+	}
+	return files, ws, nil
+}
+
+type fileBytes struct {
+	p string
+	b []byte
+}
+
+type fileID struct {
+	p  string
+	st FileStat
+}
+
+// walkStats is what an indexed walk saw: when it began, the identity of
+// every regular file, and how many it read.
+type walkStats struct {
+	taken int64
+	files map[string]FileStat
+	read  int
+}
+
+// index is the Index of what the walk saw; known is what it was told.
+func (ws *walkStats) index(known Known) *Index {
+	return &Index{Taken: ws.taken, Files: ws.files, read: ws.read, from: known.Index}
+}
+
+// fileStat is the identity of st.
+func fileStat(st *unix.Stat_t) FileStat {
+	return FileStat{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: uint64(st.Dev), Mode: st.Mode}
 }
 
 // firstError is the first non-nil error of errs, or nil.
@@ -83,7 +146,21 @@ func firstError(errs []error) error {
 
 type treeReader struct {
 	dir   string
-	files map[string][]byte
+	files []fileBytes
+	// An indexed walk (walkTree): the files wanted (the very map of
+	// known's bytes: wantIsKnown), what is known of the tree, when the
+	// walk began, the identities of the files holding the bytes wanted
+	// and how many files were read.
+	indexed     bool
+	want        map[string][]byte
+	wantIsKnown bool
+	known       Known
+	now         int64
+	stats       []fileID
+	read        int
+	// buf is getdents' buffer, one per reader: a tree has a folder per
+	// spec.
+	buf []byte
 }
 
 // folder reads the folder open as fd, whose slash path is rel ("" for the
@@ -92,7 +169,10 @@ func (r *treeReader) folder(fd int, rel string, depth int) error {
 	if depth > maxTreeDepth {
 		return fmt.Errorf("%s: %w: folders nest more than %d deep", filepath.Join(r.dir, rel), ErrNotTree, maxTreeDepth)
 	}
-	entries, err := readDirFd(fd)
+	if r.buf == nil {
+		r.buf = make([]byte, 32<<10)
+	}
+	entries, err := readDirFd(fd, r.buf)
 	if err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(r.dir, rel), err)
 	}
@@ -107,7 +187,11 @@ func (r *treeReader) folder(fd int, rel string, depth int) error {
 // entry reads the entry e of the folder open as fd (slash path rel): a
 // folder below it, or a regular file.
 func (r *treeReader) entry(fd int, rel string, e dirent, depth int) error {
-	p := path.Join(rel, e.name)
+	// A name from getdents holds no slash and is not "." or "..".
+	p := e.name
+	if rel != "" {
+		p = rel + "/" + e.name
+	}
 	if e.typ == unix.DT_UNKNOWN {
 		// A file system that does not fill in d_type: ask.
 		var st unix.Stat_t
@@ -126,11 +210,33 @@ func (r *treeReader) entry(fd int, rel string, e dirent, depth int) error {
 		unix.Close(sub)
 		return err
 	case unix.DT_REG:
-		b, err := r.file(fd, e.name)
+		if r.indexed {
+			// Indexed: a file whose identity says it holds the bytes
+			// wanted is not opened. fstatat does not follow a symlink
+			// planted since the listing; anything but a regular file is
+			// read below, which refuses it as Read does.
+			var st unix.Stat_t
+			if w, ok := r.want[p]; ok && unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil &&
+				st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size <= fsroot.MaxFileSize {
+				if id := fileStat(&st); r.known.unchanged(p, id, w, r.wantIsKnown, r.now) {
+					r.files = append(r.files, fileBytes{p, w})
+					r.stats = append(r.stats, fileID{p, id})
+					return nil
+				}
+			}
+		}
+		b, st, err := r.file(fd, e.name)
 		if err != nil {
 			return fmt.Errorf("%s: %w", filepath.Join(r.dir, p), err)
 		}
-		r.files[p] = b
+		r.files = append(r.files, fileBytes{p, b})
+		if r.indexed {
+			r.read++
+			// Only a file holding the bytes wanted goes in the Index.
+			if w, ok := r.want[p]; ok && bytes.Equal(b, w) {
+				r.stats = append(r.stats, fileID{p, fileStat(&st)})
+			}
+		}
 		return nil
 	}
 	return fmt.Errorf("%s: %w: it is a %s", filepath.Join(r.dir, p), fsroot.ErrNotRegular, fsroot.ModeName(direntMode(e.typ)))
@@ -145,36 +251,37 @@ func (r *treeReader) openError(p string, err error) error {
 	return &fs.PathError{Op: "open", Path: filepath.Join(r.dir, p), Err: err}
 }
 
-// file reads the regular file name below fd, at most fsroot.MaxFileSize bytes;
-// the open does not block on a FIFO planted after the listing.
-func (r *treeReader) file(fd int, name string) ([]byte, error) {
+// file reads the regular file name below fd, at most fsroot.MaxFileSize
+// bytes, and returns its identity as fstat gave it before the read; the
+// open does not block on a FIFO planted after the listing.
+func (r *treeReader) file(fd int, name string) ([]byte, unix.Stat_t, error) {
+	var st unix.Stat_t
 	f, err := unix.Openat(fd, name, openRead, 0)
 	if errors.Is(err, unix.ELOOP) {
-		return nil, fmt.Errorf("%w: it is a %s", fsroot.ErrNotRegular, fsroot.ModeName(fs.ModeSymlink))
+		return nil, st, fmt.Errorf("%w: it is a %s", fsroot.ErrNotRegular, fsroot.ModeName(fs.ModeSymlink))
 	}
 	if err != nil {
-		return nil, err
+		return nil, st, err
 	}
 	defer unix.Close(f)
-	var st unix.Stat_t
 	if err := unix.Fstat(f, &st); err != nil {
-		return nil, err
+		return nil, st, err
 	}
 	if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-		return nil, fmt.Errorf("%w: it is a folder", fsroot.ErrNotRegular)
+		return nil, st, fmt.Errorf("%w: it is a folder", fsroot.ErrNotRegular)
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, fmt.Errorf("%w: it is a %s", fsroot.ErrNotRegular, fsroot.ModeName(statMode(st.Mode)))
+		return nil, st, fmt.Errorf("%w: it is a %s", fsroot.ErrNotRegular, fsroot.ModeName(statMode(st.Mode)))
 	}
 	if st.Size > fsroot.MaxFileSize {
-		return nil, fmt.Errorf("%w: %d bytes, more than %d", fsroot.ErrTooLarge, st.Size, fsroot.MaxFileSize)
+		return nil, st, fmt.Errorf("%w: %d bytes, more than %d", fsroot.ErrTooLarge, st.Size, fsroot.MaxFileSize)
 	}
 	// Read one byte past the size fstat gave, to see a file that grew.
 	b := make([]byte, 0, st.Size+1)
 	for {
 		if len(b) == cap(b) {
 			if len(b) > fsroot.MaxFileSize {
-				return nil, fmt.Errorf("%w: more than %d bytes", fsroot.ErrTooLarge, fsroot.MaxFileSize)
+				return nil, st, fmt.Errorf("%w: more than %d bytes", fsroot.ErrTooLarge, fsroot.MaxFileSize)
 			}
 			b = append(b, 0)[:len(b)]
 		}
@@ -184,7 +291,7 @@ func (r *treeReader) file(fd int, name string) ([]byte, error) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, st, err
 		}
 		b = b[:len(b)+n]
 		// A regular file reads short only at its end: one call per
@@ -194,9 +301,9 @@ func (r *treeReader) file(fd int, name string) ([]byte, error) {
 		}
 	}
 	if len(b) > fsroot.MaxFileSize {
-		return nil, fmt.Errorf("%w: more than %d bytes", fsroot.ErrTooLarge, fsroot.MaxFileSize)
+		return nil, st, fmt.Errorf("%w: more than %d bytes", fsroot.ErrTooLarge, fsroot.MaxFileSize)
 	}
-	return b, nil
+	return b, st, nil
 }
 
 type dirent struct {
@@ -205,10 +312,13 @@ type dirent struct {
 }
 
 // readDirFd lists the folder open as fd (not "." or ".."), sorted by
-// name. fd stays open and its offset is left at the end.
-func readDirFd(fd int) ([]dirent, error) {
+// name, with buf (nil: a new one) as getdents' buffer. fd stays open and
+// its offset is left at the end.
+func readDirFd(fd int, buf []byte) ([]dirent, error) {
 	var out []dirent
-	buf := make([]byte, 32<<10)
+	if buf == nil {
+		buf = make([]byte, 32<<10)
+	}
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if err == unix.EINTR {
@@ -283,24 +393,28 @@ func statMode(m uint32) fs.FileMode { return direntMode(direntType(m)) }
 
 // writeFolderFd writes the files names of the folder d ("" for the top)
 // of the new tree open as top: d is opened component by component with
-// O_NOFOLLOW, each file created with O_EXCL below it.
-func writeFolderFd(top int, d string, names []string, files map[string][]byte) error {
+// O_NOFOLLOW, each file created with O_EXCL below it. It returns each
+// file's identity, as fstat gave it once the file was written.
+func writeFolderFd(top int, d string, names []string, files map[string][]byte) ([]FileStat, error) {
 	fd := top
 	prefix := ""
 	if d != "" {
 		var err error
 		if fd, err = openBelow(top, d); err != nil {
-			return err
+			return nil, err
 		}
 		defer unix.Close(fd)
 		prefix = d + "/"
 	}
-	for _, name := range names {
-		if err := writeNewFd(fd, name, files[prefix+name]); err != nil {
-			return &fs.PathError{Op: "write", Path: prefix + name, Err: err}
+	stats := make([]FileStat, len(names))
+	var st unix.Stat_t
+	for i, name := range names {
+		if err := writeNewFd(fd, name, files[prefix+name], &st); err != nil {
+			return nil, &fs.PathError{Op: "write", Path: prefix + name, Err: err}
 		}
+		stats[i] = fileStat(&st)
 	}
-	return nil
+	return stats, nil
 }
 
 // openBelow opens the folder at slash path d below the folder fd, one
@@ -328,7 +442,9 @@ func openBelow(fd int, d string) (int, error) {
 	return cur, nil
 }
 
-func writeNewFd(dirfd int, name string, b []byte) error {
+// writeNewFd creates the file name below dirfd, which must not exist,
+// holding b; with st, it fstats the file once written.
+func writeNewFd(dirfd int, name string, b []byte, st *unix.Stat_t) error {
 	f, err := unix.Openat(dirfd, name, openNew, 0o644)
 	if err != nil {
 		return err
@@ -344,20 +460,40 @@ func writeNewFd(dirfd int, name string, b []byte) error {
 		}
 		b = b[n:]
 	}
+	if st != nil {
+		if err := unix.Fstat(f, st); err != nil {
+			unix.Close(f)
+			return err
+		}
+	}
 	return unix.Close(f)
 }
 
 // readFiles is Read's walk on Linux.
 func readFiles(dir string) (map[string][]byte, error) { return readTree(dir) }
 
+// readIndexed is ReadIndexed's walk on Linux: files known to hold want's
+// bytes are stat'd, not read.
+func readIndexed(dir string, want map[string][]byte, known Known) (map[string][]byte, *Index, error) {
+	if want == nil {
+		want = map[string][]byte{}
+	}
+	got, ws, err := walkTree(dir, want, known)
+	if err != nil {
+		return nil, nil, err
+	}
+	return got, ws.index(known), nil
+}
+
 // folderWriter returns writeFiles' writer of one folder of the new tree
-// at dir, and what closes it.
-func folderWriter(_ *os.Root, dir string) (func(d string, names []string, files map[string][]byte) error, func(), error) {
+// at dir, and what closes it. The writer returns the identities of the
+// files it wrote.
+func folderWriter(_ *os.Root, dir string) (func(d string, names []string, files map[string][]byte) ([]FileStat, error), func(), error) {
 	fd, err := unix.Open(dir, openDir, 0)
 	if err != nil {
 		return nil, nil, &os.PathError{Op: "open", Path: dir, Err: err}
 	}
-	write := func(d string, names []string, files map[string][]byte) error {
+	write := func(d string, names []string, files map[string][]byte) ([]FileStat, error) {
 		return writeFolderFd(fd, d, names, files)
 	}
 	return write, func() { unix.Close(fd) }, nil

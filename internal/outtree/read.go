@@ -35,6 +35,30 @@ func Read(dir string) (map[string][]byte, error) {
 	return files, nil
 }
 
+// ReadIndexed is Read for a caller that wants the tree to hold want and
+// knows it from its last write or check (known): a file whose lstat
+// identity is the recorded one (not racy, see Index) and whose recorded
+// bytes are want's is not read, and its entry is want's slice; every
+// other file is read as Read reads it, and the folders are listed as
+// always, so that every difference from want is still found. It returns
+// the Index of the files found to hold want's bytes (nil where none is
+// taken: not Linux, or a missing dir).
+func ReadIndexed(dir string, want map[string][]byte, known Known) (map[string][]byte, *Index, error) {
+	if err := checkTreeDir(dir); errors.Is(err, fs.ErrNotExist) {
+		return map[string][]byte{}, nil, nil
+	} else if err != nil {
+		return nil, nil, err
+	}
+	files, ix, err := readIndexed(dir, want, known)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, ok := files[MarkerFile]; ok {
+		return nil, nil, interrupted(dir)
+	}
+	return files, ix, nil
+}
+
 // interrupted is the error of a tree holding MarkerFile.
 func interrupted(dir string) error {
 	return fmt.Errorf("%s: %w while it replaced files (it holds %s): render it again to finish the update", dir, ErrInterrupted, MarkerFile)

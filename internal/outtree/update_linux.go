@@ -23,19 +23,25 @@ import (
 // folder the next Write removes); after it, the tree holds MarkerFile
 // until the next Write finishes the journal. errNoUpdate: dir is missing
 // or empty, or its files cannot be read: replace it whole.
-func update(ctx context.Context, parent, base string, files map[string][]byte) error {
+//
+// A file known (an Index and the bytes then) to hold the bytes wanted is
+// stat'd, not read (walkTree). It returns the Index of the tree it
+// leaves: the identities of the files kept (as the walk saw them) and of
+// the files put (stat'd in place, after their rename).
+func update(ctx context.Context, parent, base string, files map[string][]byte, known Known) (*Index, error) {
 	dir := filepath.Join(parent, base)
-	cur, err := readTree(dir)
+	cur, ws, err := walkTree(dir, files, known)
 	if err != nil || len(cur) == 0 {
-		return errNoUpdate
+		return nil, errNoUpdate
 	}
+	ix := ws.index(known)
 	j := plan(cur, files)
 	if j == nil {
-		return nil
+		return ix, nil
 	}
 	staging, err := os.MkdirTemp(parent, tempPrefix(base))
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrWrite, err)
+		return nil, fmt.Errorf("%w: %v", ErrWrite, err)
 	}
 	committed := false
 	defer func() {
@@ -46,50 +52,51 @@ func update(ctx context.Context, parent, base string, files map[string][]byte) e
 	j.staging = filepath.Base(staging)
 	sfd, err := unix.Open(staging, openDir, 0)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrWrite, &fs.PathError{Op: "open", Path: staging, Err: err})
+		return nil, fmt.Errorf("%w: %v", ErrWrite, &fs.PathError{Op: "open", Path: staging, Err: err})
 	}
 	defer unix.Close(sfd)
 	if err := stage(ctx, sfd, j.puts, files); err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("%w: %s: interrupted: %w", ErrWrite, dir, ctx.Err())
+			return nil, fmt.Errorf("%w: %s: interrupted: %w", ErrWrite, dir, ctx.Err())
 		}
-		return writeError(dir, err)
+		return nil, writeError(dir, err)
 	}
-	if err := writeNewFd(sfd, "marker", j.encode()); err != nil {
-		return writeError(dir, err)
+	if err := writeNewFd(sfd, "marker", j.encode(), nil); err != nil {
+		return nil, writeError(dir, err)
 	}
 	tfd, err := unix.Open(dir, openDir, 0)
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrWrite, &fs.PathError{Op: "open", Path: dir, Err: err})
+		return nil, fmt.Errorf("%w: %v", ErrWrite, &fs.PathError{Op: "open", Path: dir, Err: err})
 	}
 	defer unix.Close(tfd)
 	if TestHookBeforeSwap != nil {
 		TestHookBeforeSwap(ctx)
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%w: %s: interrupted: %w", ErrWrite, dir, err)
+		return nil, fmt.Errorf("%w: %s: interrupted: %w", ErrWrite, dir, err)
 	}
 	if err := unix.Renameat(sfd, "marker", tfd, MarkerFile); err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrWrite, dir, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrWrite, dir, err)
 	}
 	committed = true // from here on, the journal runs to its end
-	if err := apply(tfd, sfd, j); err != nil {
-		return fmt.Errorf("%w: %s: %w (it holds %s: render again to finish the update)", ErrWrite, dir, err, MarkerFile)
+	ix.wrote = len(j.puts) + len(j.dels)
+	if err := apply(tfd, sfd, j, ix); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w (it holds %s: render again to finish the update)", ErrWrite, dir, err, MarkerFile)
 	}
 	if err := unix.Unlinkat(tfd, MarkerFile, 0); err != nil {
-		return fmt.Errorf("%w: %s: removing %s: %v", ErrWrite, dir, MarkerFile, err)
+		return nil, fmt.Errorf("%w: %s: removing %s: %v", ErrWrite, dir, MarkerFile, err)
 	}
 	if err := os.RemoveAll(staging); err != nil {
-		return fmt.Errorf("%w: %s was written, but removing %s: %w", ErrCleanup, dir, staging, err)
+		return nil, fmt.Errorf("%w: %s was written, but removing %s: %w", ErrCleanup, dir, staging, err)
 	}
-	return nil
+	return ix, nil
 }
 
 // stage writes the files of puts into the staging folder open as sfd,
 // named by their index, with several writers.
 func stage(ctx context.Context, sfd int, puts []string, files map[string][]byte) error {
 	errs := onWorkers(ctx, len(puts), true, func(i int) error {
-		if err := writeNewFd(sfd, stagedName(i), files[puts[i]]); err != nil {
+		if err := writeNewFd(sfd, stagedName(i), files[puts[i]], nil); err != nil {
 			return &fs.PathError{Op: "write", Path: puts[i], Err: err}
 		}
 		return nil
@@ -104,8 +111,9 @@ func stage(ctx context.Context, sfd int, puts []string, files map[string][]byte)
 // from the staging folder open as sfd. Every step may have run before (a
 // killed update finished again): a file or folder already gone, a folder
 // already made, a staged file already moved are skipped. No step follows
-// a symlink.
-func apply(tfd, sfd int, j *journal) error {
+// a symlink. With ix, each file put is stat'd in place once renamed (a
+// rename changes its ctime) and recorded in ix; a file removed leaves it.
+func apply(tfd, sfd int, j *journal, ix *Index) error {
 	open := map[string]int{"": tfd}
 	defer func() {
 		for d, fd := range open {
@@ -191,6 +199,19 @@ func apply(tfd, sfd int, j *journal) error {
 		if err != nil {
 			return &fs.PathError{Op: "rename", Path: p, Err: err}
 		}
+		if ix != nil {
+			var st unix.Stat_t
+			if err := unix.Fstatat(fd, path.Base(p), &st, unix.AT_SYMLINK_NOFOLLOW); err == nil {
+				ix.Files[p] = fileStat(&st)
+			} else {
+				delete(ix.Files, p)
+			}
+		}
+	}
+	if ix != nil {
+		for _, p := range j.dels {
+			delete(ix.Files, p)
+		}
 	}
 	return nil
 }
@@ -218,7 +239,7 @@ func finish(parent, base string) []error {
 		}
 		return nil
 	}
-	b, err := (&treeReader{dir: dir}).file(tfd, MarkerFile)
+	b, _, err := (&treeReader{dir: dir}).file(tfd, MarkerFile)
 	if err != nil {
 		return remove()
 	}
@@ -232,7 +253,7 @@ func finish(parent, base string) []error {
 		return remove()
 	}
 	defer unix.Close(sfd)
-	if err := apply(tfd, sfd, j); err != nil {
+	if err := apply(tfd, sfd, j, nil); err != nil {
 		return []error{fmt.Errorf("finishing the interrupted update of %s: %w", dir, err)}
 	}
 	return remove()

@@ -134,7 +134,7 @@ func interrupt(t *testing.T, dir string, from, want map[string][]byte, done int)
 		sfd, _ := syscall.Open(staging, syscall.O_RDONLY|syscall.O_DIRECTORY, 0)
 		defer syscall.Close(tfd)
 		defer syscall.Close(sfd)
-		if err := apply(tfd, sfd, &part); err != nil {
+		if err := apply(tfd, sfd, &part, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,7 +6,9 @@ import "context"
 
 // update is the in-place update of a tree (update_linux.go); elsewhere a
 // tree is always replaced whole.
-func update(context.Context, string, string, map[string][]byte) error { return errNoUpdate }
+func update(context.Context, string, string, map[string][]byte, Known) (*Index, error) {
+	return nil, errNoUpdate
+}
 
 // finish completes a killed in-place update; none runs here.
 func finish(string, string) []error { return nil }

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unicode/utf8"
 
 	"github.com/wavesmith/wavesmith/internal/fsroot"
@@ -69,21 +70,35 @@ func Write(dir string, files map[string][]byte) error {
 // it, never elsewhere, and the lock is taken there only after the check.
 // When ctx ends before the new tree is swapped in (SIGINT, SIGTERM), the
 // temporary folder and the lock are removed and ctx's error returned.
-func WriteIn(ctx context.Context, anchor, dir string, files map[string][]byte) (err error) {
+func WriteIn(ctx context.Context, anchor, dir string, files map[string][]byte) error {
+	_, err := WriteIndexed(ctx, anchor, dir, files, Known{})
+	return err
+}
+
+// WriteIndexed is WriteIn that knows the tree from its last write or
+// check (known: an Index and the bytes its files held then) and returns
+// the Index of the tree it leaves (nil where none is taken: not Linux).
+// Updating an existing tree, a file whose lstat identity is the recorded
+// one (and not racy, see Index) and whose recorded bytes are the ones
+// wanted is not read; every other file is read and compared as WriteIn
+// does. The folders are listed as always, so extra and missing files are
+// found. The Index returned records every file of the tree, those
+// written included (fstat'd once in place).
+func WriteIndexed(ctx context.Context, anchor, dir string, files map[string][]byte, known Known) (ix *Index, err error) {
 	if err := checkPaths(files); err != nil {
-		return err
+		return nil, err
 	}
 	dir = filepath.Clean(dir)
 	parent, base := filepath.Dir(dir), filepath.Base(dir)
 	if base == "." || base == ".." || base == string(filepath.Separator) {
-		return fmt.Errorf("%w: %s cannot be an output folder: name a folder to create or replace", ErrWrite, dir)
+		return nil, fmt.Errorf("%w: %s cannot be an output folder: name a folder to create or replace", ErrWrite, dir)
 	}
 	if err := makeParent(anchor, parent); err != nil {
-		return err
+		return nil, err
 	}
 	release, err := lock(ctx, parent, base, false)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var cleanup []error
 	defer func() {
@@ -101,45 +116,50 @@ func WriteIn(ctx context.Context, anchor, dir string, files map[string][]byte) (
 	cleanup = append(cleanup, finish(parent, base)...)
 	cleanup = append(cleanup, removeStale(parent, base)...)
 	if err := checkReplaceable(dir); err != nil {
-		return err
+		return nil, err
 	}
-	if err := update(ctx, parent, base, files); !errors.Is(err, errNoUpdate) {
-		return err
+	if ix, err := update(ctx, parent, base, files, known); !errors.Is(err, errNoUpdate) {
+		return ix, err
 	}
 	tmp, err := os.MkdirTemp(parent, tempPrefix(base))
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrWrite, err)
+		return nil, fmt.Errorf("%w: %v", ErrWrite, err)
 	}
 	defer func() {
 		if err != nil {
 			_ = os.RemoveAll(tmp)
 		}
 	}()
-	if err := writeFiles(ctx, tmp, files); err != nil {
+	taken := time.Now().UnixNano()
+	stats, err := writeFiles(ctx, tmp, files)
+	if err != nil {
 		if ctx.Err() != nil {
-			return fmt.Errorf("%w: %s: interrupted: %w", ErrWrite, dir, ctx.Err())
+			return nil, fmt.Errorf("%w: %s: interrupted: %w", ErrWrite, dir, ctx.Err())
 		}
-		return writeError(dir, err)
+		return nil, writeError(dir, err)
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
-		return fmt.Errorf("%w: %v", ErrWrite, err)
+		return nil, fmt.Errorf("%w: %v", ErrWrite, err)
 	}
 	if TestHookBeforeSwap != nil {
 		TestHookBeforeSwap(ctx)
 	}
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%w: %s: interrupted: %w", ErrWrite, dir, err)
+		return nil, fmt.Errorf("%w: %s: interrupted: %w", ErrWrite, dir, err)
 	}
 	replaced, err := swap(tmp, dir)
 	if err != nil {
-		return swapError(dir, err)
+		return nil, swapError(dir, err)
+	}
+	if stats != nil {
+		ix = &Index{Taken: taken, Files: stats}
 	}
 	if replaced != "" {
 		if rerr := os.RemoveAll(replaced); rerr != nil {
 			cleanup = append(cleanup, fmt.Errorf("removing the previous tree %s: %w", replaced, rerr))
 		}
 	}
-	return nil
+	return ix, nil
 }
 
 // TestHookBeforeSwap, when set (by tests only), runs when the new tree
@@ -371,10 +391,10 @@ func CheckPath(p string) error {
 // writers (file creation is latency-bound), all through os.Roots: one
 // for the tree and one per folder, so that each file costs one openat
 // below a folder that cannot be left.
-func writeFiles(ctx context.Context, dir string, files map[string][]byte) error {
+func writeFiles(ctx context.Context, dir string, files map[string][]byte) (map[string]FileStat, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer root.Close()
 	byDir := map[string][]string{} // folder -> file names
@@ -398,12 +418,12 @@ func writeFiles(ctx context.Context, dir string, files map[string][]byte) error 
 	sort.Strings(folders) // parents first
 	for _, d := range folders {
 		if err := root.Mkdir(filepath.FromSlash(d), 0o755); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	writeFolder, closeWriter, err := folderWriter(root, dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer closeWriter()
 	dirs := make([]string, 0, len(byDir))
@@ -412,9 +432,28 @@ func writeFiles(ctx context.Context, dir string, files map[string][]byte) error 
 	}
 	sort.Strings(dirs)
 	// The first error stops every writer.
-	return errors.Join(onWorkers(ctx, len(dirs), true, func(i int) error {
-		return writeFolder(dirs[i], byDir[dirs[i]], files)
-	})...)
+	stats := make([][]FileStat, len(dirs))
+	if err := errors.Join(onWorkers(ctx, len(dirs), true, func(i int) error {
+		var err error
+		stats[i], err = writeFolder(dirs[i], byDir[dirs[i]], files)
+		return err
+	})...); err != nil {
+		return nil, err
+	}
+	out := make(map[string]FileStat, len(files))
+	for i, d := range dirs {
+		if stats[i] == nil {
+			return nil, nil // no identities taken here (not Linux)
+		}
+		prefix := ""
+		if d != "" {
+			prefix = d + "/"
+		}
+		for j, name := range byDir[d] {
+			out[prefix+name] = stats[i][j]
+		}
+	}
+	return out, nil
 }
 
 // ioWorkers is how many goroutines do a tree's file I/O at once: the work

@@ -18,6 +18,13 @@
 // which the door checks again before it reuses the entry. Beside the
 // entry, each slot keeps the per-spec output records of its last render
 // (outputs.go), read whatever the key.
+//
+// An entry may also hold the outtree.Index of the tree on disk (Tree: the
+// lstat identity of each file when the tree was last written or checked,
+// paired with Files), kept in a file of its own bound to the entry's
+// index by digest, so that the tree's files need not be read again to be
+// compared. PutTree replaces it alone. A record that is missing, corrupt
+// or of another entry is left out (Tree nil): every file is then read.
 package treecache
 
 import (
@@ -27,13 +34,17 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/wavesmith/wavesmith/internal/fsroot"
+	"github.com/wavesmith/wavesmith/internal/outtree"
+	"github.com/wavesmith/wavesmith/internal/parallel"
 )
 
 // Env names the cache folder ("off" disables the cache); without it, the
@@ -56,6 +67,9 @@ type Entry struct {
 	Objects  int
 	Specs    int
 	Files    map[string][]byte
+	// Tree is the Index of the tree on disk as it was last written or
+	// checked, its files holding Files' bytes; nil when unknown.
+	Tree *outtree.Index
 }
 
 // Dir returns the cache folder getenv and the platform decide, and false
@@ -83,6 +97,10 @@ type Cache struct {
 	// exe is the record of the executable's digest Executable computed,
 	// written by the next Put.
 	exe struct{ name, hex string }
+	// indexes holds the digest of the index file each slot's entry was
+	// last read (Get) or written (Put) with: PutTree binds its record to
+	// it.
+	indexes map[string]Sum
 }
 
 // Open returns the cache folder dir; Put makes it (mode 0700) when
@@ -105,6 +123,7 @@ const (
 )
 
 func (c *Cache) index(slot string) string { return slot + ".idx" }
+func (c *Cache) tree(slot string) string  { return slot + ".tree" }
 func (c *Cache) chunk(slot string, s Sum) string {
 	return slot + "-" + hex.EncodeToString(s[:]) + ".chunk"
 }
@@ -128,24 +147,103 @@ func (c *Cache) Get(slot string, key Sum) (*Entry, error) {
 	if e.Key != key {
 		return nil, fmt.Errorf("%w: another key", ErrMiss)
 	}
-	e.Files = map[string][]byte{}
-	for _, s := range chunks {
-		name := c.chunk(slot, s)
-		b, err := r.ReadFile(filepath.Join(c.dir, name))
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrMiss, err)
+	idx := sha256.Sum256(b)
+	// The chunks (tens of megabytes for a big tree) are read and hashed
+	// on every core, then decoded in order.
+	bufs := make([][]byte, len(chunks))
+	errs := make([]error, len(chunks))
+	k := min(runtime.GOMAXPROCS(0), len(chunks))
+	parallel.Do(k, func(w int) {
+		for i := w; i < len(chunks); i += k {
+			name := c.chunk(slot, chunks[i])
+			b, err := r.ReadFile(filepath.Join(c.dir, name))
+			if err == nil && sha256.Sum256(b) != chunks[i] {
+				// Spoiled: removed, so that the next Put writes it
+				// again instead of keeping it by its name.
+				_ = os.Remove(filepath.Join(c.dir, name))
+				err = fmt.Errorf("%s: its content does not match its name", name)
+			}
+			bufs[i], errs[i] = b, err
 		}
-		if sha256.Sum256(b) != s {
-			// Spoiled: removed, so that the next Put writes it again
-			// instead of keeping it by its name.
-			_ = os.Remove(filepath.Join(c.dir, name))
-			return nil, fmt.Errorf("%w: %s: its content does not match its name", ErrMiss, name)
+	})
+	e.Files = map[string][]byte{}
+	for i, b := range bufs {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("%w: %w", ErrMiss, errs[i])
 		}
 		if err := decodeChunk(b, e.Files); err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrMiss, name, err)
+			return nil, fmt.Errorf("%w: %s: %w", ErrMiss, c.chunk(slot, chunks[i]), err)
 		}
 	}
+	c.bind(slot, idx)
+	if b, err := r.ReadFile(filepath.Join(c.dir, c.tree(slot))); err == nil {
+		e.Tree = decodeTree(b, idx)
+	}
 	return e, nil
+}
+
+func (c *Cache) bind(slot string, idx Sum) {
+	if c.indexes == nil {
+		c.indexes = map[string]Sum{}
+	}
+	c.indexes[slot] = idx
+}
+
+// PutTree replaces the Index of the tree of the entry of slot this Cache
+// last read (Get) or wrote (Put) with ix, whose files hold that entry's
+// Files (nil removes it). The record names the entry's index by digest:
+// once another entry is put, it is not read back.
+func (c *Cache) PutTree(slot string, ix *outtree.Index) error {
+	idx, ok := c.indexes[slot]
+	if !ok {
+		return fmt.Errorf("%s: no entry read or written", slot)
+	}
+	if ix == nil {
+		if err := os.Remove(filepath.Join(c.dir, c.tree(slot))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	b, err := encodeTree(ix, idx)
+	if err != nil {
+		return err
+	}
+	return c.writeFile(c.tree(slot), b)
+}
+
+const treeMagic = "wavesmith tree cache tree v1\n"
+
+// encodeTree is the record of ix for the entry whose index file has the
+// digest idx: magic, idx, ix, and the SHA-256 of all that.
+func encodeTree(ix *outtree.Index, idx Sum) ([]byte, error) {
+	body, err := ix.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(treeMagic)+2*sha256.Size+len(body))
+	b = append(b, treeMagic...)
+	b = append(b, idx[:]...)
+	b = append(b, body...)
+	s := sha256.Sum256(b)
+	return append(b, s[:]...), nil
+}
+
+// decodeTree is the Index a record b holds when it is whole and of the
+// entry whose index file has the digest idx; nil otherwise.
+func decodeTree(b []byte, idx Sum) *outtree.Index {
+	n := len(treeMagic) + sha256.Size
+	if len(b) < n+sha256.Size || string(b[:len(treeMagic)]) != treeMagic {
+		return nil
+	}
+	body, tail := b[:len(b)-sha256.Size], b[len(b)-sha256.Size:]
+	if s := sha256.Sum256(body); !bytes.Equal(s[:], tail) || !bytes.Equal(body[len(treeMagic):n], idx[:]) {
+		return nil
+	}
+	ix := &outtree.Index{}
+	if err := ix.UnmarshalBinary(body[n:]); err != nil {
+		return nil
+	}
+	return ix
 }
 
 // Put stores e as the entry of slot, replacing the one before: chunks
@@ -187,9 +285,25 @@ func (c *Cache) Put(slot string, e *Entry) error {
 	if err := w.flush(); err != nil {
 		return err
 	}
-	if err := c.writeFile(c.index(slot), encodeIndex(e, w.sums)); err != nil {
+	// The entry's tree record goes first: until the index is renamed in,
+	// it names another index and is not read.
+	index := encodeIndex(e, w.sums)
+	idx := sha256.Sum256(index)
+	if e.Tree != nil {
+		b, err := encodeTree(e.Tree, idx)
+		if err != nil {
+			return err
+		}
+		if err := c.writeFile(c.tree(slot), b); err != nil {
+			return err
+		}
+	} else if err := os.Remove(filepath.Join(c.dir, c.tree(slot))); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
+	if err := c.writeFile(c.index(slot), index); err != nil {
+		return err
+	}
+	c.bind(slot, idx)
 	entries, err := os.ReadDir(c.dir)
 	if err != nil {
 		return err
@@ -246,6 +360,7 @@ func (c *Cache) evict(slot string, entries []os.DirEntry) {
 		// gone.
 		_ = os.Remove(filepath.Join(c.dir, c.index(u.slot)))
 		_ = os.Remove(filepath.Join(c.dir, c.outputsIndex(u.slot)))
+		_ = os.Remove(filepath.Join(c.dir, c.tree(u.slot)))
 	}
 	for _, de := range entries {
 		if s, _, ok := strings.Cut(de.Name(), "-"); ok && gone[s] && (strings.HasSuffix(de.Name(), ".chunk") || strings.HasSuffix(de.Name(), ".outchunk")) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wavesmith/wavesmith/internal/outtree"
 )
 
 func entry(key string, n int) *Entry {
@@ -241,7 +242,9 @@ func TestEvict(t *testing.T) {
 	put := func(i int) {
 		t.Helper()
 		slot := fmt.Sprintf("s%02d", i)
-		if err := c.Put(slot, entry(slot, 2)); err != nil {
+		e := entry(slot, 2)
+		e.Tree = &outtree.Index{Files: map[string]outtree.FileStat{}}
+		if err := c.Put(slot, e); err != nil {
 			t.Fatal(err)
 		}
 		// Distinct ages, whatever the file system's clock resolution.
@@ -275,7 +278,8 @@ func TestEvict(t *testing.T) {
 		t.Errorf("entries kept (-want +got):\n%s", diff)
 	}
 	chunks, _ := filepath.Glob(filepath.Join(c.dir, "*.chunk"))
-	for _, p := range chunks {
+	trees, _ := filepath.Glob(filepath.Join(c.dir, "*.tree"))
+	for _, p := range append(chunks, trees...) {
 		if s, _, _ := strings.Cut(filepath.Base(p), "-"); s < "s04" {
 			t.Errorf("%s: an evicted folder's chunk is left", filepath.Base(p))
 		}
@@ -284,5 +288,143 @@ func TestEvict(t *testing.T) {
 		if _, err := c.Get(s, entry(s, 2).Key); err != nil {
 			t.Errorf("%s: %v", s, err)
 		}
+	}
+}
+
+// TestTreeRecord: an entry's tree Index comes back with it; PutTree
+// replaces it alone; a record that is corrupt, truncated, of another
+// slot or of an earlier entry of the slot is left out (Tree nil), never
+// believed, and the entry itself is still a hit.
+func TestTreeRecord(t *testing.T) {
+	c, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := func(taken int64) *outtree.Index {
+		return &outtree.Index{Taken: taken, Files: map[string]outtree.FileStat{
+			"ns/k0/deployment.yaml": {Size: 700, Mtime: 1, Ctime: 2, Ino: 3, Dev: 4, Mode: 0o100644},
+			"ns/k1/deployment.yaml": {Size: 700, Mtime: 5, Ctime: 6, Ino: 7, Dev: 4, Mode: 0o100644},
+		}}
+	}
+	get := func(slot string, e *Entry) *outtree.Index {
+		t.Helper()
+		got, err := c.Get(slot, e.Key)
+		if err != nil {
+			t.Fatalf("%s: %v", slot, err)
+		}
+		return got.Tree
+	}
+	same := func(what string, want, got *outtree.Index) {
+		t.Helper()
+		if want == nil || got == nil {
+			if want != got {
+				t.Errorf("%s: want %v, got %v", what, want, got)
+			}
+			return
+		}
+		if diff := cmp.Diff(want.Files, got.Files); diff != "" || want.Taken != got.Taken {
+			t.Errorf("%s: Taken %d, want %d; files -want +got:\n%s", what, got.Taken, want.Taken, diff)
+		}
+	}
+	e := entry("k", 2)
+	e.Tree = ix(10)
+	if err := c.Put("slot", e); err != nil {
+		t.Fatal(err)
+	}
+	same("after Put", ix(10), get("slot", e))
+	if err := c.PutTree("slot", ix(20)); err != nil {
+		t.Fatal(err)
+	}
+	same("after PutTree", ix(20), get("slot", e))
+	record := filepath.Join(c.dir, c.tree("slot"))
+	good, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Another slot's record, whole and valid for its own entry.
+	o := entry("o", 2)
+	o.Tree = ix(30)
+	if err := c.Put("other", o); err != nil {
+		t.Fatal(err)
+	}
+	foreign, err := os.ReadFile(filepath.Join(c.dir, c.tree("other")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := append([]byte(nil), good...)
+	flipped[len(flipped)/2] ^= 1
+	for _, bad := range []struct {
+		name string
+		b    []byte
+	}{
+		{"corrupt", flipped},
+		{"truncated", good[:len(good)-1]},
+		{"empty", nil},
+		{"another slot's", foreign},
+	} {
+		if err := os.WriteFile(record, bad.b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		same(bad.name+" record", nil, get("slot", e))
+	}
+
+	// A new entry of the slot: the earlier entry's record, put back, is
+	// not read for it.
+	if err := os.WriteFile(record, good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	n := entry("k", 3)
+	if err := c.Put("slot", n); err != nil {
+		t.Fatal(err)
+	}
+	same("a Put without a record", nil, get("slot", n))
+	if err := os.WriteFile(record, good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	same("the earlier entry's record", nil, get("slot", n))
+	if err := c.PutTree("slot", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(record); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("PutTree(nil) left the record: %v", err)
+	}
+	if err := (&Cache{dir: c.dir}).PutTree("slot", ix(1)); err == nil {
+		t.Error("PutTree without an entry read or written succeeded")
+	}
+}
+
+// TestKeepExecutable: the digest Executable computed is kept by
+// KeepExecutable (a render that reused an entry puts nothing), and read
+// back instead of hashing again.
+func TestKeepExecutable(t *testing.T) {
+	dir := t.TempDir()
+	c, _ := Open(dir)
+	s, err := c.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.KeepExecutable()
+	names, _ := filepath.Glob(filepath.Join(dir, "exe-*"))
+	if len(names) != 1 {
+		t.Fatalf("%d records of the executable's digest, want 1", len(names))
+	}
+	// A record says what the next Executable returns: spoil it with
+	// another valid digest to see it read, not hashed again.
+	other := strings.Repeat("ab", sha256.Size)
+	if err := os.WriteFile(names[0], []byte(other), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := Open(dir)
+	got, err := d.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprintf("%x", got) != other || got == s {
+		t.Errorf("Executable did not read the record kept: %x", got)
+	}
+	d.KeepExecutable() // nothing computed: nothing written
+	if b, _ := os.ReadFile(names[0]); string(b) != other {
+		t.Error("KeepExecutable wrote a record it did not compute")
 	}
 }

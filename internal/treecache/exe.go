@@ -18,7 +18,8 @@ import (
 // the executable's path, device, inode, size, mtime and ctime (identity):
 // replacing or rewriting the file changes one of them (ctime cannot be
 // set back), and a stale or corrupt record is hashed again. The record is
-// written by the next Put, so that a failed render writes nothing.
+// written by the next Put (or KeepExecutable, after a render that reused
+// an entry), so that a failed render writes nothing.
 func (c *Cache) Executable() (Sum, error) {
 	var s Sum
 	exe, err := os.Executable()
@@ -52,4 +53,16 @@ func (c *Cache) Executable() (Sum, error) {
 	h.Sum(s[:0])
 	c.exe.name, c.exe.hex = name, hex.EncodeToString(s[:]) // kept by the next Put
 	return s, nil
+}
+
+// KeepExecutable writes the record of the executable's digest Executable
+// computed, if it computed one: a render that reused an entry puts
+// nothing, and would otherwise hash the executable again on every run
+// (a rebuild that gives the same bytes keeps the key, not the identity).
+func (c *Cache) KeepExecutable() {
+	if c.exe.name != "" {
+		if err := os.MkdirAll(c.dir, 0o700); err == nil {
+			_ = c.writeFile(c.exe.name, []byte(c.exe.hex))
+		}
+	}
 }

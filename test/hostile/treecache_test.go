@@ -120,6 +120,17 @@ func TestSpoiledTreeCache(t *testing.T) {
 			}
 			os.WriteFile(i, nil, 0o600)
 		},
+		"a flipped byte in the record of the tree's files": func(t *testing.T) {
+			names, _ := filepath.Glob(filepath.Join(cache, "*.tree"))
+			if len(names) == 0 {
+				t.Fatal("no record of the tree's files in the cache")
+			}
+			for _, n := range names {
+				b, _ := os.ReadFile(n)
+				b[len(b)/2] ^= 0x20
+				os.WriteFile(n, b, 0o600)
+			}
+		},
 		"an executable digest of another build": func(t *testing.T) {
 			names, _ := filepath.Glob(filepath.Join(cache, "exe-*"))
 			for _, n := range names {

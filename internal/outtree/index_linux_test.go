@@ -1,0 +1,327 @@
+package outtree
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
+)
+
+// noRacyMargin trusts a file whose times are older than the record at
+// all (instead of two seconds older), so that a test sees files trusted
+// without waiting; the record is still taken before the walk, so a file
+// written before it is older than it.
+func noRacyMargin(t *testing.T) {
+	old := racyMargin
+	racyMargin = 0
+	t.Cleanup(func() { racyMargin = old })
+}
+
+func indexTree() map[string][]byte {
+	files := map[string][]byte{"kustomization.yaml": []byte(Header + "resources: [a, b]\n")}
+	for _, d := range []string{"a", "b"} {
+		for _, f := range []string{"x.yaml", "y.yaml", "z.yaml"} {
+			files[d+"/"+f] = []byte("kind: ConfigMap # " + d + "/" + f + "\n")
+		}
+	}
+	return files
+}
+
+// trusted writes files as the tree at dir and verifies it once, so that
+// the Index returned trusts every file (noRacyMargin).
+func trusted(t *testing.T, dir string, files map[string][]byte) Known {
+	t.Helper()
+	ix, err := WriteIndexed(context.Background(), "", dir, files, Known{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.Files) != len(files) {
+		t.Fatalf("the write recorded %d files, want %d", len(ix.Files), len(files))
+	}
+	// Without a record every file is read; the record taken then trusts
+	// them all: they were written before it.
+	got, ix, err := ReadIndexed(dir, files, Known{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.read != len(files) {
+		t.Fatalf("the first check read %d files, want every one (%d)", ix.read, len(files))
+	}
+	if diff := cmp.Diff(files, got); diff != "" {
+		t.Fatalf("-want +got:\n%s", diff)
+	}
+	k := Known{Index: ix, Files: files}
+	// Now every file is older than the record: none is read.
+	got, again, err := ReadIndexed(dir, files, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.read != 0 {
+		t.Fatalf("the second check read %d files, want none", again.read)
+	}
+	if diff := cmp.Diff(files, got); diff != "" {
+		t.Fatalf("-want +got:\n%s", diff)
+	}
+	if !again.Same(ix) {
+		t.Error("an unchanged tree's second Index differs from the first")
+	}
+	return k
+}
+
+// tick changes the file p of dir by edit until its ctime is not the
+// recorded one: an edit within one tick of the file system's clock keeps
+// it (the racy case, tested apart); the loop ends within a tick.
+func tick(t *testing.T, dir, p string, rec FileStat, edit func(string)) {
+	t.Helper()
+	name := filepath.Join(dir, filepath.FromSlash(p))
+	for i := 0; ; i++ {
+		edit(name)
+		var st unix.Stat_t
+		if err := unix.Lstat(name, &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Ctim.Nano() != rec.Ctime || st.Ino != rec.Ino {
+			return
+		}
+		if i > 1e6 {
+			t.Fatal("the file system's clock does not advance")
+		}
+	}
+}
+
+// sameSizeEdit rewrites a file in place with b (of the same size as
+// before) and puts its mtime back: only its ctime tells.
+func sameSizeEdit(t *testing.T, b []byte, mtime time.Time) func(string) {
+	return func(name string) {
+		f, err := os.OpenFile(name, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.WriteAt(b, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(name, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestIndexedFindsEdits: a tree checked (ReadIndexed) and updated
+// (WriteIndexed) with an Index reads no file whose identity is the
+// recorded one, and still finds every edit: in place with the size and
+// mtime kept (ctime), a file replaced by another inode, an extra and a
+// missing file.
+func TestIndexedFindsEdits(t *testing.T) {
+	noRacyMargin(t)
+	want := indexTree()
+	const p = "a/y.yaml"
+	cases := []struct {
+		name  string
+		edit  func(t *testing.T, dir string, rec FileStat)
+		reads int // files read by the check
+		got   func(map[string][]byte)
+	}{
+		{"in place, size and mtime kept", func(t *testing.T, dir string, rec FileStat) {
+			tick(t, dir, p, rec, sameSizeEdit(t, flip(want[p]), time.Unix(0, rec.Mtime)))
+		}, 1, func(m map[string][]byte) { m[p] = flip(m[p]) }},
+		{"another inode, same size and mtime", func(t *testing.T, dir string, rec FileStat) {
+			tick(t, dir, p, rec, func(name string) {
+				tmp := name + ".tmp"
+				if err := os.WriteFile(tmp, flip(want[p]), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				mtime := time.Unix(0, rec.Mtime)
+				if err := os.Chtimes(tmp, mtime, mtime); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(tmp, name); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}, 1, func(m map[string][]byte) { m[p] = flip(m[p]) }},
+		{"an extra file", func(t *testing.T, dir string, _ FileStat) {
+			mustWrite(t, filepath.Join(dir, "a", "extra.yaml"), "extra\n")
+		}, 1, func(m map[string][]byte) { m["a/extra.yaml"] = []byte("extra\n") }},
+		{"a missing file", func(t *testing.T, dir string, _ FileStat) {
+			if err := os.Remove(filepath.Join(dir, "b", "z.yaml")); err != nil {
+				t.Fatal(err)
+			}
+		}, 0, func(m map[string][]byte) { delete(m, "b/z.yaml") }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "tree")
+			k := trusted(t, dir, want)
+			c.edit(t, dir, k.Index.Files[p])
+			expect := copyFiles(want)
+			c.got(expect)
+
+			got, ix, err := ReadIndexed(dir, want, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(expect, got); diff != "" {
+				t.Errorf("check: -want +got:\n%s", diff)
+			}
+			if ix.read != c.reads {
+				t.Errorf("check read %d files, want %d", ix.read, c.reads)
+			}
+			for q := range ix.Files {
+				if string(got[q]) != string(want[q]) {
+					t.Errorf("the check's Index records %s, which does not hold the bytes wanted", q)
+				}
+			}
+
+			// The update finds the same edit, puts the file back, and
+			// returns an Index that trusts it next time.
+			ix, err = WriteIndexed(context.Background(), "", dir, want, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ix.read != c.reads {
+				t.Errorf("update read %d files, want %d", ix.read, c.reads)
+			}
+			got, err = Read(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("after the update: -want +got:\n%s", diff)
+			}
+			if len(ix.Files) != len(want) {
+				t.Errorf("the update's Index records %d files, want %d", len(ix.Files), len(want))
+			}
+			_, again, err := ReadIndexed(dir, want, Known{Index: ix, Files: want})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A file put by the update is as new as the update's record.
+			if again.read > 1 {
+				t.Errorf("the check after the update read %d files, want at most the one put", again.read)
+			}
+		})
+	}
+}
+
+// TestIndexedRacy: a file whose recorded identity is its identity now
+// but whose times are not older than the record (it may have been
+// edited within the same tick of the file system's clock after it was
+// stat'd) is read, never trusted: with the default margin every file
+// just written is read, and a record forged to match an edited file is
+// not believed.
+func TestIndexedRacy(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tree")
+	want := indexTree()
+	ix, err := WriteIndexed(context.Background(), "", dir, want, Known{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const p = "b/x.yaml"
+	rec := ix.Files[p]
+	sameSizeEdit(t, flip(want[p]), time.Unix(0, rec.Mtime))(filepath.Join(dir, p))
+	// As if the record had been taken after the edit, within one tick.
+	var st unix.Stat_t
+	if err := unix.Lstat(filepath.Join(dir, p), &st); err != nil {
+		t.Fatal(err)
+	}
+	ix.Files[p] = fileStat(&st)
+	got, again, err := ReadIndexed(dir, want, Known{Index: ix, Files: want})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.read != len(want) {
+		t.Errorf("read %d files, want every one (%d): all are racy", again.read, len(want))
+	}
+	expect := copyFiles(want)
+	expect[p] = flip(want[p])
+	if diff := cmp.Diff(expect, got); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+	if _, ok := again.Files[p]; ok {
+		t.Errorf("the Index records %s, which does not hold the bytes wanted", p)
+	}
+}
+
+// TestIndexedForeign: a record of another tree, of other bytes, or that
+// does not decode is never believed: every file is read and the result
+// is Read's.
+func TestIndexedForeign(t *testing.T) {
+	noRacyMargin(t)
+	want := indexTree()
+	dir := filepath.Join(t.TempDir(), "tree")
+	k := trusted(t, dir, want)
+	other := filepath.Join(t.TempDir(), "other")
+	ko := trusted(t, other, want)
+	const p = "a/x.yaml"
+	sameSizeEdit(t, flip(want[p]), time.Unix(0, k.Index.Files[p].Mtime))(filepath.Join(dir, p))
+	expect := copyFiles(want)
+	expect[p] = flip(want[p])
+
+	oldBytes := copyFiles(want)
+	for q := range oldBytes {
+		oldBytes[q] = append([]byte("old "), oldBytes[q]...)
+	}
+	var corrupt Index
+	b, _ := k.Index.MarshalBinary()
+	for _, c := range []struct {
+		name  string
+		known Known
+		reads int
+	}{
+		{"another tree's record", Known{Index: ko.Index, Files: want}, len(want)},
+		{"other bytes recorded", Known{Index: k.Index, Files: oldBytes}, len(want)},
+		{"no bytes recorded", Known{Index: k.Index}, len(want)},
+		{"no record", Known{Files: want}, len(want)},
+		{"a record that did not decode", Known{Index: &corrupt, Files: want}, len(want)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, ix, err := ReadIndexed(dir, want, c.known)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(expect, got); diff != "" {
+				t.Errorf("-want +got:\n%s", diff)
+			}
+			if ix.read != c.reads {
+				t.Errorf("read %d files, want %d", ix.read, c.reads)
+			}
+		})
+	}
+	for _, bad := range [][]byte{nil, b[:len(b)-1], append(append([]byte(nil), b...), 0), []byte("wavesmith tree index v2\n")} {
+		if err := corrupt.UnmarshalBinary(bad); err == nil {
+			t.Errorf("decoded a corrupt record (%d bytes)", len(bad))
+		}
+	}
+	if corrupt.Files != nil {
+		t.Error("a failed decode changed the Index")
+	}
+	var back Index
+	if err := back.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(k.Index.Files, back.Files); diff != "" || back.Taken != k.Index.Taken {
+		t.Errorf("decode(encode(ix)) differs (Taken %d, %d): %s", back.Taken, k.Index.Taken, diff)
+	}
+}
+
+func flip(b []byte) []byte {
+	c := append([]byte(nil), b...)
+	c[len(c)-2] ^= 1
+	return c
+}
+
+func copyFiles(m map[string][]byte) map[string][]byte {
+	c := make(map[string][]byte, len(m))
+	for p, b := range m {
+		c[p] = b
+	}
+	return c
+}

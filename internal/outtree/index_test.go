@@ -1,0 +1,45 @@
+package outtree
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// FuzzIndexUnmarshal: an Index record is hostile input (a cache on
+// disk): whatever the bytes, decoding never panics, and what decodes
+// encodes back to a record that decodes the same.
+func FuzzIndexUnmarshal(f *testing.F) {
+	ix := &Index{Taken: 1 << 40, Files: map[string]FileStat{
+		"kustomization.yaml":         {Size: 10, Mtime: 1, Ctime: 2, Ino: 3, Dev: 4, Mode: 0o100644},
+		"ns/kaoto-a/deployment.yaml": {Size: 700, Mtime: -5, Ctime: 6, Ino: 1 << 62, Dev: 4, Mode: 0o100600},
+		"ns/kaoto-b/deployment.yaml": {},
+	}}
+	b, err := ix.MarshalBinary()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add([]byte(indexMagic))
+	f.Add(append([]byte(indexMagic), 0, 0xff, 0xff, 0xff, 0xff, 0x0f))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var ix Index
+		if err := ix.UnmarshalBinary(b); err != nil {
+			if ix.Files != nil {
+				t.Fatal("a failed decode changed the Index")
+			}
+			return
+		}
+		again, err := ix.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Index
+		if err := back.UnmarshalBinary(again); err != nil {
+			t.Fatalf("a record encoded from a decoded one does not decode: %v", err)
+		}
+		if diff := cmp.Diff(ix.Files, back.Files); diff != "" || ix.Taken != back.Taken {
+			t.Errorf("decode(encode(decode(b))) differs: %s", diff)
+		}
+	})
+}
