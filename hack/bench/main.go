@@ -30,7 +30,16 @@ func main() {
 	chart := flag.String("chart", "testdata/bench/kaoto-chart", "the equivalent chart")
 	work := flag.String("workdir", "out", "folder for the generated inputs and trees")
 	kustomize := flag.String("kustomize", "bin/kustomize", "kustomize binary")
+	aloneSrc := flag.String("alone-src", "", "(internal) the tree whose files -alone-dst receives")
+	aloneDst := flag.String("alone-dst", "", "(internal) write the files of -alone-src here with os.WriteFile alone; print the wall and CPU nanoseconds")
 	flag.Parse()
+	if *aloneSrc != "" {
+		if err := writeAloneChild(*aloneSrc, *aloneDst); err != nil {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	err := run(*ns, *runs, *wavesmith, *helm, *chart, *work)
 	if err == nil {
 		err = components(*runs, *wavesmith, *helm, *kustomize, *work)
@@ -54,7 +63,7 @@ func run(nList string, runs int, wavesmith, helm, chart, work string) error {
 	}
 	fmt.Printf("%-7s %-10s %8s %12s %10s %10s %9s\n", "N", "tool", "objects", "median wall", "its CPU", "peak RSS", "vs helm")
 	defer fmt.Println("(ws -o DIR: the first write, without a tree or cache, into a folder never used before, the files of the tree in the objects column;\n" +
-		" files alone: the same files written with os.WriteFile alone, its CPU this process's; ws -o +f+a: with --flux --argocd; +f+a tmpfs: the same into /dev/shm;\n" +
+		" files alone: the same files written with os.WriteFile alone (in a child process, the writing only); ws -o +f+a: with --flux --argocd; +f+a tmpfs: the same into /dev/shm;\n" +
 		" ws again: render -o of unchanged inputs; ws 1 edit: one spec changed; ws check: check of the unchanged tree)")
 	for _, f := range strings.Split(nList, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -171,10 +180,41 @@ func firstWrites(runs int, env []string, base, name string, args ...string) (mea
 	return median(ms), last, nil
 }
 
-// writeAlone reads the tree at src and writes its files, runs times, into
-// new folders under base with os.MkdirAll and os.WriteFile only; the
-// median run, its CPU this process's.
+// writeAlone writes the files of the tree at src into new folders under
+// base, runs times, each in a child process of this program (so that this
+// process stays small: a child's peak RSS counts from the fork), with
+// os.MkdirAll and os.WriteFile only; the median run, wall and CPU of the
+// writing alone as the child measured them.
 func writeAlone(runs int, src, base string) (measure, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return measure{}, err
+	}
+	var ms []measure
+	for i := 0; i < runs; i++ {
+		d, err := os.MkdirTemp(base, "alone-")
+		if err != nil {
+			return measure{}, err
+		}
+		out, err := exec.Command(self, "-alone-src", src, "-alone-dst", d).Output()
+		if err != nil {
+			return measure{}, fmt.Errorf("files alone: %w", err)
+		}
+		var wall, cpu int64
+		m := measure{}
+		if _, err := fmt.Sscan(string(out), &wall, &cpu, &m.objects); err != nil {
+			return measure{}, fmt.Errorf("files alone: %q: %w", out, err)
+		}
+		m.wall, m.cpu = time.Duration(wall), time.Duration(cpu)
+		ms = append(ms, m)
+	}
+	return median(ms), nil
+}
+
+// writeAloneChild is writeAlone's child: it reads src, then writes its
+// files below dst and prints the wall and CPU time of the writing and the
+// number of files.
+func writeAloneChild(src, dst string) error {
 	files := map[string][]byte{}
 	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
@@ -186,38 +226,30 @@ func writeAlone(runs int, src, base string) (measure, error) {
 		return err
 	})
 	if err != nil {
-		return measure{}, err
+		return err
 	}
 	names := make([]string, 0, len(files))
 	for p := range files {
 		names = append(names, p)
 	}
 	sort.Strings(names)
-	var ms []measure
-	for i := 0; i < runs; i++ {
-		d, err := os.MkdirTemp(base, "alone-")
-		if err != nil {
-			return measure{}, err
+	var before, after syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	start := time.Now()
+	for _, p := range names {
+		full := filepath.Join(dst, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
 		}
-		var before syscall.Rusage
-		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
-		start := time.Now()
-		for _, p := range names {
-			full := filepath.Join(d, p)
-			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-				return measure{}, err
-			}
-			if err := os.WriteFile(full, files[p], 0o644); err != nil {
-				return measure{}, err
-			}
+		if err := os.WriteFile(full, files[p], 0o644); err != nil {
+			return err
 		}
-		m := measure{wall: time.Since(start), objects: len(names)}
-		var after syscall.Rusage
-		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
-		m.cpu = time.Duration(after.Utime.Nano() - before.Utime.Nano() + after.Stime.Nano() - before.Stime.Nano())
-		ms = append(ms, m)
 	}
-	return median(ms), nil
+	wall := time.Since(start)
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+	cpu := after.Utime.Nano() - before.Utime.Nano() + after.Stime.Nano() - before.Stime.Nano()
+	fmt.Println(wall.Nanoseconds(), cpu, len(names))
+	return nil
 }
 
 // median is the run of median wall time, with the highest peak RSS.
