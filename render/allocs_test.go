@@ -21,6 +21,15 @@ var allocBudgets = map[string]float64{
 	"chart-component": 14200,
 }
 
+// raceAllocBudgets are the budgets of a race build (make test runs the
+// package so), whose sync.Pool drops pooled scratch space at random: the
+// mean of 100 runs, measured 523-537 (kaoto) and 13,399-13,427
+// (chart-component), with about the same margin (20 runs gave 512-543).
+var raceAllocBudgets = map[string]float64{
+	"kaoto":           590,
+	"chart-component": 14800,
+}
+
 const allocKaoto = `apiVersion: designer.kaoto.io/v1alpha1
 kind: Kaoto
 metadata:
@@ -63,10 +72,15 @@ func TestRenderAllocations(t *testing.T) {
 				}
 			}
 			run() // warm what is computed once per process
-			got := testing.AllocsPerRun(20, run)
-			t.Logf("%s: %.0f allocations per render (budget %.0f)", name, got, allocBudgets[name])
-			if got > allocBudgets[name] {
-				t.Errorf("rendering one %s allocates %.0f times, over its budget of %.0f: find what allocates more (go test -run '^$' -bench . -benchmem -memprofile), or raise the budget with the reason", name, got, allocBudgets[name])
+			budget, runs := allocBudgets[name], 20
+			if raceBuild {
+				// Many runs: the pool's random drops average out.
+				budget, runs = raceAllocBudgets[name], 100
+			}
+			got := testing.AllocsPerRun(runs, run)
+			t.Logf("%s: %.0f allocations per render (budget %.0f, race build %v)", name, got, budget, raceBuild)
+			if got > budget {
+				t.Errorf("rendering one %s allocates %.0f times, over its budget of %.0f (race build %v): find what allocates more (go test -run '^$' -bench . -benchmem -memprofile), or raise the budget with the reason", name, got, budget, raceBuild)
 			}
 		})
 	}
