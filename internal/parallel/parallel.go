@@ -24,13 +24,16 @@ func Do(n int, fn func(i int)) {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	const chunk = 64
+	// Items are handed out in chunks (fewer atomic operations for many
+	// small items), small enough that every worker gets some: a few slow
+	// items (chart Components) spread over the cores too.
+	chunk := max(1, min(64, n/(4*workers)))
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
-				start := int(next.Add(chunk)) - chunk
+				start := int(next.Add(int64(chunk))) - chunk
 				if start >= n {
 					return
 				}
