@@ -115,12 +115,7 @@ func (r *reuse) outputKey(gen [sha256.Size]byte, plan *wavePlan, i int) [sha256.
 func (o *Outputs) lookup(k [sha256.Size]byte, spec *Item) (specOutput, int, bool) {
 	b, ok := o.prev[k]
 	if !ok {
-		o.mu.Lock()
-		b, ok = o.used[k] // two specs of one render with one digest
-		o.mu.Unlock()
-		if !ok {
-			return specOutput{}, 0, false
-		}
+		return specOutput{}, 0, false
 	}
 	out, wave, err := decodeOutput(b, spec)
 	if err != nil {

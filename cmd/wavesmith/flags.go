@@ -441,13 +441,14 @@ func (f *renderFlags) render(c *cobra.Command, s *setup) (*render.Result, error)
 	if err != nil {
 		return nil, err
 	}
-	_, res, err := f.renderRead(ctx, c, s, in, start)
+	_, res, err := f.renderRead(ctx, c, s, in, start, nil)
 	return res, err
 }
 
-// renderRead decodes the files read and renders them; it returns the
+// renderRead decodes the files read and renders them, taking the specs
+// whose records outputs holds from them (nil: none); it returns the
 // objects decoded with the result.
-func (f *renderFlags) renderRead(ctx context.Context, c *cobra.Command, s *setup, in *load.Read, start time.Time) ([]*manifest.Object, *render.Result, error) {
+func (f *renderFlags) renderRead(ctx context.Context, c *cobra.Command, s *setup, in *load.Read, start time.Time, outputs *render.Outputs) ([]*manifest.Object, *render.Result, error) {
 	objs, err := in.Decode(ctx)
 	if err != nil {
 		// The files read fine are checked too: one run reports every
@@ -466,6 +467,7 @@ func (f *renderFlags) renderRead(ctx context.Context, c *cobra.Command, s *setup
 	progress := newProgress(c, f.quiet)
 	opts.Progress = progress.update
 	opts.Reuse = reviewMemo.Load() // nil but in a review
+	opts.Outputs = outputs
 	res, err := render.Render(ctx, objs, opts)
 	progress.done()
 	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil && err != nil {

@@ -120,9 +120,7 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 	// The specs whose output the last render of this tree recorded and
 	// whose digest did not change are not rendered again.
 	outputs := tc.outputs()
-	s.opts.Outputs = outputs
-	objs, res, err := f.renderRead(ctx, c, s, in, start)
-	s.opts.Outputs = nil
+	objs, res, err := f.renderRead(ctx, c, s, in, start, outputs)
 	if err != nil {
 		return nil, err
 	}
