@@ -38,6 +38,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -101,6 +102,53 @@ type Cache struct {
 	// last read (Get) or written (Put) with: PutTree binds its record to
 	// it.
 	indexes map[string]Sum
+	// read is what Get or Last read of each slot's entry, and outs what
+	// GetOutputs read of its records: the chunks the next Put or
+	// PutOutputs keeps, unencoded and unhashed, where they hold the same
+	// files or records.
+	read map[string]entryRead
+	outs map[string][]outputsRead
+	// encoded counts the chunks encoded and hashed (tests).
+	encoded int
+}
+
+// entryRead is an entry's chunks as read, each with the paths of its
+// files in order, and the files.
+type entryRead struct {
+	chunks []chunkRead
+	files  map[string][]byte
+}
+
+type chunkRead struct {
+	sum   Sum
+	paths []string
+}
+
+// readChunks reads the chunks sums (tens of megabytes for a big tree) on
+// every core, each checked against its name: a spoiled one is removed,
+// so that the next Put writes it again instead of keeping it by its
+// name, and the read is a miss.
+func (c *Cache) readChunks(r *fsroot.Root, sums []Sum, name func(Sum) string) ([][]byte, error) {
+	bufs := make([][]byte, len(sums))
+	errs := make([]error, len(sums))
+	k := min(runtime.GOMAXPROCS(0), len(sums))
+	parallel.Do(k, func(w int) {
+		for i := w; i < len(sums); i += k {
+			n := name(sums[i])
+			b, err := r.ReadFile(filepath.Join(c.dir, n))
+			if err == nil && sha256.Sum256(b) != sums[i] {
+				_ = os.Remove(filepath.Join(c.dir, n))
+				err = fmt.Errorf("%s: its content does not match its name", n)
+			}
+			bufs[i], errs[i] = b, err
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrMiss, err)
+		}
+	}
+	return bufs, nil
 }
 
 // Open returns the cache folder dir; Put makes it (mode 0700) when
@@ -131,6 +179,20 @@ func (c *Cache) chunk(slot string, s Sum) string {
 // Get returns the entry of slot stored under key, verified; an error
 // wrapping ErrMiss when there is none that is whole and of key.
 func (c *Cache) Get(slot string, key Sum) (*Entry, error) {
+	return c.get(slot, &key)
+}
+
+// Last returns the entry of slot whatever its key, verified as Get
+// verifies it: what a render whose key changed knows of the tree it
+// rewrites (its Tree and Files: outtree.Known), and whose chunks the
+// next Put of slot keeps where their files did not change, instead of
+// encoding and hashing them again.
+func (c *Cache) Last(slot string) (*Entry, error) {
+	return c.get(slot, nil)
+}
+
+// get is Get, of any key when key is nil.
+func (c *Cache) get(slot string, key *Sum) (*Entry, error) {
 	r, err := fsroot.OpenRoot(c.dir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMiss, err)
@@ -144,38 +206,28 @@ func (c *Cache) Get(slot string, key Sum) (*Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrMiss, c.index(slot), err)
 	}
-	if e.Key != key {
+	if key != nil && e.Key != *key {
 		return nil, fmt.Errorf("%w: another key", ErrMiss)
 	}
 	idx := sha256.Sum256(b)
-	// The chunks (tens of megabytes for a big tree) are read and hashed
-	// on every core, then decoded in order.
-	bufs := make([][]byte, len(chunks))
-	errs := make([]error, len(chunks))
-	k := min(runtime.GOMAXPROCS(0), len(chunks))
-	parallel.Do(k, func(w int) {
-		for i := w; i < len(chunks); i += k {
-			name := c.chunk(slot, chunks[i])
-			b, err := r.ReadFile(filepath.Join(c.dir, name))
-			if err == nil && sha256.Sum256(b) != chunks[i] {
-				// Spoiled: removed, so that the next Put writes it
-				// again instead of keeping it by its name.
-				_ = os.Remove(filepath.Join(c.dir, name))
-				err = fmt.Errorf("%s: its content does not match its name", name)
-			}
-			bufs[i], errs[i] = b, err
-		}
-	})
+	bufs, err := c.readChunks(r, chunks, func(s Sum) string { return c.chunk(slot, s) })
+	if err != nil {
+		return nil, err
+	}
 	e.Files = map[string][]byte{}
+	read := make([]chunkRead, len(bufs))
 	for i, b := range bufs {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("%w: %w", ErrMiss, errs[i])
-		}
-		if err := decodeChunk(b, e.Files); err != nil {
+		paths, err := decodeChunk(b, e.Files)
+		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %w", ErrMiss, c.chunk(slot, chunks[i]), err)
 		}
+		read[i] = chunkRead{sum: chunks[i], paths: paths}
 	}
 	c.bind(slot, idx)
+	if c.read == nil {
+		c.read = map[string]entryRead{}
+	}
+	c.read[slot] = entryRead{chunks: read, files: e.Files}
 	if b, err := r.ReadFile(filepath.Join(c.dir, c.tree(slot))); err == nil {
 		e.Tree = decodeTree(b, idx)
 	}
@@ -264,7 +316,42 @@ func (c *Cache) Put(slot string, e *Entry) error {
 	}
 	sort.Strings(paths)
 	w := c.chunks(func(s Sum) string { return c.chunk(slot, s) })
+	// The chunks the entry last read of slot had, by their first path.
+	prev := c.read[slot]
+	byFirst := make(map[string]int, len(prev.chunks))
+	for i, ch := range prev.chunks {
+		byFirst[ch.paths[0]] = i
+	}
+	// same reports whether the files of group are those of a chunk read,
+	// in order and byte for byte, and returns its sum.
+	same := func(group []string) (Sum, bool) {
+		i, ok := byFirst[group[0]]
+		if !ok || !slices.Equal(prev.chunks[i].paths, group) {
+			return Sum{}, false
+		}
+		for _, p := range group {
+			if !bytes.Equal(e.Files[p], prev.files[p]) {
+				return Sum{}, false
+			}
+		}
+		return prev.chunks[i].sum, true
+	}
+	end := func(group []string) error {
+		if len(group) == 0 {
+			return nil
+		}
+		if s, ok := same(group); ok && w.kept(s) {
+			return nil
+		}
+		for _, p := range group {
+			putBytes(&w.buf, []byte(p))
+			putBytes(&w.buf, e.Files[p])
+		}
+		return w.flush()
+	}
 	top := ""
+	var group []string
+	size := 0
 	for _, p := range paths {
 		b := e.Files[p]
 		if len(b)+len(p)+20 > fsroot.MaxFileSize {
@@ -273,16 +360,17 @@ func (c *Cache) Put(slot string, e *Entry) error {
 		// A chunk ends with its top folder (a namespace of specs, _flux)
 		// or at chunkSize, so that a change elsewhere leaves it as it was.
 		first, _, _ := strings.Cut(p, "/")
-		if w.buf.Len()+len(b)+len(p)+20 > chunkSize || first != top {
-			if err := w.flush(); err != nil {
+		if size+len(b)+len(p)+20 > chunkSize || first != top {
+			if err := end(group); err != nil {
 				return err
 			}
+			group, size = group[:0], 0
 		}
 		top = first
-		putBytes(&w.buf, []byte(p))
-		putBytes(&w.buf, b)
+		group = append(group, p)
+		size += uvarintLen(len(p)) + len(p) + uvarintLen(len(b)) + len(b)
 	}
-	if err := w.flush(); err != nil {
+	if err := end(group); err != nil {
 		return err
 	}
 	// The entry's tree record goes first: until the index is renamed in,
@@ -386,12 +474,26 @@ func (c *Cache) chunks(name func(Sum) string) *chunkWriter {
 	return &chunkWriter{c: c, name: name, have: c.listing(), keep: map[string]bool{}}
 }
 
+// kept keeps the chunk whose content has the digest s, known without
+// encoding it, when the cache folder has it: false when it must be
+// written.
+func (w *chunkWriter) kept(s Sum) bool {
+	name := w.name(s)
+	if !w.have[name] {
+		return false
+	}
+	w.sums = append(w.sums, s)
+	w.keep[name] = true
+	return true
+}
+
 // flush ends the chunk in buf, if any.
 func (w *chunkWriter) flush() error {
 	if w.buf.Len() == 0 {
 		return nil
 	}
 	s := sha256.Sum256(w.buf.Bytes())
+	w.c.encoded++
 	w.sums = append(w.sums, s)
 	name := w.name(s)
 	w.keep[name] = true
@@ -426,6 +528,13 @@ func putBytes(b *bytes.Buffer, s []byte) {
 	var n [binary.MaxVarintLen64]byte
 	b.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
 	b.Write(s)
+}
+
+// uvarintLen is how many bytes putBytes and putInt take for the length
+// or value v.
+func uvarintLen(v int) int {
+	var n [binary.MaxVarintLen64]byte
+	return binary.PutUvarint(n[:], uint64(v))
 }
 
 func putInt(b *bytes.Buffer, v int) {
@@ -544,11 +653,18 @@ func decodeIndex(b []byte) (*Entry, []Sum, error) {
 	return e, chunks, r.err
 }
 
-func decodeChunk(b []byte, files map[string][]byte) error {
+// decodeChunk adds the files of the chunk b to files and returns their
+// paths in order.
+func decodeChunk(b []byte, files map[string][]byte) ([]string, error) {
 	r := &reader{b: b}
+	var paths []string
 	for len(r.b) > 0 && r.err == nil {
 		p := string(r.bytes())
 		files[p] = r.bytes()
+		paths = append(paths, p)
 	}
-	return r.err
+	if r.err == nil && len(paths) == 0 {
+		r.err = errors.New("empty chunk")
+	}
+	return paths, r.err
 }

@@ -428,3 +428,83 @@ func TestKeepExecutable(t *testing.T) {
 		t.Error("KeepExecutable wrote a record it did not compute")
 	}
 }
+
+// spread is an entry of n files in each of folders top folders: a chunk
+// each at least.
+func spread(key string, folders, n int) *Entry {
+	e := entry(key, 0)
+	for f := 0; f < folders; f++ {
+		for i := 0; i < n; i++ {
+			e.Files[fmt.Sprintf("ns%02d/k%d/deployment.yaml", f, i)] = []byte(strings.Repeat(fmt.Sprintf("line %d %d\n", f, i), 20))
+		}
+	}
+	return e
+}
+
+// TestPutKeepsChunksRead: a Put after Last (a render whose key changed)
+// encodes and hashes only the chunks whose files changed; the others are
+// kept by the digest they were read with, and the entry comes back whole.
+// The controls: without the read, every chunk is encoded; a chunk read but
+// since removed from the folder is written again.
+func TestPutKeepsChunksRead(t *testing.T) {
+	dir := t.TempDir()
+	c, _ := Open(dir)
+	old := spread("old", 20, 30)
+	if err := c.Put("slot", old); err != nil {
+		t.Fatal(err)
+	}
+	chunks, _ := filepath.Glob(filepath.Join(dir, "slot-*.chunk"))
+	if len(chunks) != 20 {
+		t.Fatalf("%d chunks, want one a top folder (20)", len(chunks))
+	}
+	// The next entry: fresh copies of the same bytes (as a render makes
+	// them), one file changed, one added.
+	next := spread("next", 20, 30)
+	next.Files["ns03/k7/deployment.yaml"] = []byte("changed\n")
+	next.Files["ns11/k99/service.yaml"] = []byte("added\n")
+
+	for _, tc := range []struct {
+		name    string
+		read    bool
+		remove  string // a chunk removed after the read
+		encoded int
+	}{
+		{name: "read", read: true, encoded: 2},
+		{name: "control: not read", read: false, encoded: 20},
+		{name: "control: a kept chunk removed", read: true, remove: "ns15/k0/deployment.yaml", encoded: 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := Open(dir)
+			if err := c.Put("slot", old); err != nil {
+				t.Fatal(err)
+			}
+			c, _ = Open(dir) // another process
+			if tc.read {
+				if _, err := c.Last("slot"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.remove != "" {
+				for _, ch := range c.read["slot"].chunks {
+					if ch.paths[0] == tc.remove {
+						os.Remove(filepath.Join(dir, c.chunk("slot", ch.sum)))
+					}
+				}
+			}
+			c.encoded = 0
+			if err := c.Put("slot", next); err != nil {
+				t.Fatal(err)
+			}
+			if c.encoded != tc.encoded {
+				t.Errorf("%d chunks encoded, want %d", c.encoded, tc.encoded)
+			}
+			got, err := c.Get("slot", next.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(next.Files, got.Files) {
+				t.Error("the entry put after Last does not come back whole")
+			}
+		})
+	}
+}

@@ -48,29 +48,40 @@ func (c *Cache) GetOutputs(slot string) (map[Sum][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrMiss, c.outputsIndex(slot), err)
 	}
+	bufs, err := c.readChunks(r, chunks, func(s Sum) string { return c.outputsChunk(slot, s) })
+	if err != nil {
+		return nil, err
+	}
 	recs := map[Sum][]byte{}
-	for _, s := range chunks {
-		name := c.outputsChunk(slot, s)
-		b, err := r.ReadFile(filepath.Join(c.dir, name))
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrMiss, err)
-		}
-		if sha256.Sum256(b) != s {
-			// Spoiled: removed, so that the next PutOutputs writes it
-			// again instead of keeping it by its name.
-			_ = os.Remove(filepath.Join(c.dir, name))
-			return nil, fmt.Errorf("%w: %s: its content does not match its name", ErrMiss, name)
-		}
+	read := make([]outputsRead, len(bufs))
+	for i, b := range bufs {
 		rd := &reader{b: b}
+		var keys []Sum
 		for len(rd.b) > 0 && rd.err == nil {
 			k := rd.sum()
 			recs[k] = rd.bytes()
+			keys = append(keys, k)
+		}
+		if rd.err == nil && len(keys) == 0 {
+			rd.err = errors.New("empty chunk")
 		}
 		if rd.err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrMiss, name, rd.err)
+			return nil, fmt.Errorf("%w: %s: %w", ErrMiss, c.outputsChunk(slot, chunks[i]), rd.err)
 		}
+		read[i] = outputsRead{sum: chunks[i], keys: keys}
 	}
+	if c.outs == nil {
+		c.outs = map[string][]outputsRead{}
+	}
+	c.outs[slot] = read
 	return recs, nil
+}
+
+// outputsRead is a chunk of records as read: its digest and the keys of
+// its records, in order.
+type outputsRead struct {
+	sum  Sum
+	keys []Sum
 }
 
 // PutOutputs keeps recs as the records of slot, replacing those before:
@@ -86,19 +97,39 @@ func (c *Cache) PutOutputs(slot string, recs map[Sum][]byte) error {
 	}
 	slices.SortFunc(keys, func(a, b Sum) int { return bytes.Compare(a[:], b[:]) })
 	w := c.chunks(func(s Sum) string { return c.outputsChunk(slot, s) })
-	for i, k := range keys {
-		if i > 0 && k[0]>>2 != keys[i-1][0]>>2 {
-			if err := w.flush(); err != nil {
+	// A chunk read by GetOutputs with the same keys holds the same
+	// records: a key is the digest of everything that decides its record.
+	byFirst := map[Sum]outputsRead{}
+	for _, ch := range c.outs[slot] {
+		byFirst[ch.keys[0]] = ch
+	}
+	end := func(group []Sum) error {
+		if len(group) == 0 {
+			return nil
+		}
+		if ch, ok := byFirst[group[0]]; ok && slices.Equal(ch.keys, group) && w.kept(ch.sum) {
+			return nil
+		}
+		size := 0
+		for _, k := range group {
+			if size += len(recs[k]) + 64; size > fsroot.MaxFileSize {
+				return fmt.Errorf("output record of %d bytes: too large to cache", len(recs[k]))
+			}
+			putBytes(&w.buf, k[:])
+			putBytes(&w.buf, recs[k])
+		}
+		return w.flush()
+	}
+	start := 0
+	for i := range keys {
+		if i > 0 && keys[i][0]>>2 != keys[i-1][0]>>2 {
+			if err := end(keys[start:i]); err != nil {
 				return err
 			}
+			start = i
 		}
-		if w.buf.Len()+len(recs[k])+64 > fsroot.MaxFileSize {
-			return fmt.Errorf("output record of %d bytes: too large to cache", len(recs[k]))
-		}
-		putBytes(&w.buf, k[:])
-		putBytes(&w.buf, recs[k])
 	}
-	if err := w.flush(); err != nil {
+	if err := end(keys[start:]); err != nil {
 		return err
 	}
 	var idx bytes.Buffer

@@ -139,3 +139,48 @@ func TestOutputsHostile(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputsPutKeepsChunksRead: PutOutputs after GetOutputs encodes and
+// hashes only the chunks whose keys changed (a key is the digest of
+// everything that decides its record); the records come back whole. The
+// control: without the read, every chunk is encoded.
+func TestOutputsPutKeepsChunksRead(t *testing.T) {
+	dir := t.TempDir()
+	recs := records(500, "a")
+	c, _ := Open(dir)
+	if err := c.PutOutputs("slot", recs); err != nil {
+		t.Fatal(err)
+	}
+	all := c.encoded
+	next := map[Sum][]byte{}
+	for k, v := range recs {
+		next[k] = append([]byte(nil), v...)
+	}
+	for k := range next {
+		delete(next, k)
+		break
+	}
+	next[sha256.Sum256([]byte("changed"))] = []byte("changed record")
+	for _, read := range []bool{true, false} {
+		c, _ := Open(dir)
+		if err := c.PutOutputs("slot", recs); err != nil {
+			t.Fatal(err)
+		}
+		c, _ = Open(dir)
+		if read {
+			if _, err := c.GetOutputs("slot"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.encoded = 0
+		if err := c.PutOutputs("slot", next); err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]int{true: 2, false: all}[read]; c.encoded > want || !read && c.encoded != want {
+			t.Errorf("read %v: %d chunks encoded, want %d", read, c.encoded, want)
+		}
+		if got, err := c.GetOutputs("slot"); err != nil || !cmp.Equal(next, got) {
+			t.Errorf("read %v: %v, records differ: %v", read, err, !cmp.Equal(next, got))
+		}
+	}
+}
