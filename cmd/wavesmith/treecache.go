@@ -118,9 +118,12 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 	}
 	calls := tmplsandbox.NondeterministicCalls()
 	// The specs whose output the last render of this tree recorded and
-	// whose digest did not change are not rendered again.
+	// whose digest did not change are not rendered again; the tree that
+	// render left is read from the cache meanwhile (known).
 	outputs := tc.outputs()
+	last := tc.last()
 	objs, res, err := f.renderRead(ctx, c, s, in, start, outputs)
+	known := last()
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +150,7 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 	if err != nil {
 		return nil, err
 	}
-	t := &tree{files: files, objects: len(res.Items), specs: len(res.Specs), release: release, store: func(*outtree.Index) {}}
+	t := &tree{files: files, objects: len(res.Items), specs: len(res.Specs), release: release, store: func(*outtree.Index) {}, known: known}
 	if tc == nil || tmplsandbox.NondeterministicCalls() != calls || in.Changed() {
 		return t, nil
 	}
@@ -234,6 +237,10 @@ var treeCacheHits atomic.Int64
 // records of the last (tests).
 var outputsReused atomic.Int64
 
+// lastKnown counts the renders that compared the tree with the record of
+// the last render of another key (tests).
+var lastKnown atomic.Int64
+
 // staleKeyForTest leaves the inputs' bytes out of the key: the control
 // of the tests that compare cached and full renders (never set otherwise).
 var staleKeyForTest bool
@@ -295,6 +302,28 @@ func (t *treeCache) lookup() *treecache.Entry {
 		}
 	}
 	return e
+}
+
+// last starts reading the slot's entry whatever its key (Cache.Last)
+// and returns what waits for it: what the cache knows of the tree on
+// disk, so that its unchanged files are not read (the zero Known when
+// there is no entry, or it has no Index); the next store keeps the
+// entry's chunks whose files did not change.
+func (t *treeCache) last() func() outtree.Known {
+	if t == nil {
+		return func() outtree.Known { return outtree.Known{} }
+	}
+	ch := make(chan outtree.Known, 1)
+	go func() {
+		e, err := t.c.Last(t.slot)
+		if err != nil || e.Tree == nil {
+			ch <- outtree.Known{}
+			return
+		}
+		lastKnown.Add(1)
+		ch <- outtree.Known{Index: e.Tree, Files: e.Files}
+	}()
+	return func() outtree.Known { return <-ch }
 }
 
 // store keeps e; a cache that cannot be written costs the next render

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -224,12 +225,16 @@ func TestTreeCacheRandomEditsTrusted(t *testing.T) {
 		{"flux-argocd", []string{"--flux", "--argocd", "--tree-path", "rendered", "--argocd-repo", "https://git.example.com/platform.git"}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
+			known := lastKnown.Load()
 			differ, hits := randomEdits(t, 4, 12, mode.tree)
 			for _, d := range differ {
 				t.Error(d)
 			}
 			if hits == 0 {
 				t.Error("no render or check took its tree from the cache: the comparison proves nothing")
+			}
+			if lastKnown.Load() == known {
+				t.Error("no render of changed inputs compared the tree with the record of the last: the comparison proves nothing for them")
 			}
 		})
 	}
@@ -286,7 +291,9 @@ func TestTreeCacheSkipsNondeterministicTemplates(t *testing.T) {
 // at once (no racy margin), render -o and check still see every edit of
 // the tree: a file rewritten in place with its size and mtime kept
 // (ctime), a file replaced by another inode, a spoiled record (every file
-// read); render -o puts the tree back each time.
+// read); render -o puts the tree back each time, whether its inputs are
+// unchanged (the tree from the cache) or another spec changed too (a
+// render that compares with the record of the last tree: Cache.Last).
 func TestTreeCacheStatRecordFindsEdits(t *testing.T) {
 	defer outtree.SetRacyMarginForTest(0)()
 	r := newEditRoot(t)
@@ -360,17 +367,38 @@ func TestTreeCacheStatRecordFindsEdits(t *testing.T) {
 			}
 		}},
 	} {
-		c.edit()
-		if diff := check(1, c.name); !strings.Contains(diff, p) {
-			t.Errorf("%s: the diff does not name %s:\n%s", c.name, p, diff)
-		}
-		r.render("out", cache, nil)
-		if diff := cmp.Diff(good, readTree(t, out)); diff != "" {
-			t.Errorf("%s: render -o did not put the tree back: -want +got:\n%s", c.name, diff)
-		}
-		check(0, c.name+", rendered again")
-		if fi, err = os.Lstat(name); err != nil {
-			t.Fatal(err)
+		for _, miss := range []bool{false, true} {
+			c.edit()
+			what := c.name
+			if diff := check(1, what); !strings.Contains(diff, p) {
+				t.Errorf("%s: the diff does not name %s:\n%s", what, p, diff)
+			}
+			if miss {
+				// Another spec changes: the tree is rendered, and
+				// compared with the record of the last.
+				what += ", k2 changed"
+				r.specs[2] = fmt.Sprintf("2.5.%d/", len(what))
+				r.writeSpec(2)
+			}
+			before := treeCacheHits.Load()
+			r.render("out", cache, nil)
+			if hit := treeCacheHits.Load() > before; hit == miss {
+				t.Fatalf("%s: tree taken from the cache: %v, want %v", what, hit, !miss)
+			}
+			got := readTree(t, out)
+			if !miss {
+				if diff := cmp.Diff(good, got); diff != "" {
+					t.Errorf("%s: render -o did not put the tree back: -want +got:\n%s", what, diff)
+				}
+			} else if !bytes.Equal(got[p], good[p]) {
+				t.Errorf("%s: render -o did not put %s back:\n%s", what, p, got[p])
+			} else {
+				good = got // k2's files changed
+			}
+			check(0, what+", rendered again")
+			if fi, err = os.Lstat(name); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }
