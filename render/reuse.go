@@ -8,6 +8,7 @@ import (
 	"hash"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -113,6 +114,9 @@ type reuse struct {
 	decoration [sha256.Size]byte
 	root       *fsroot.Root
 	files      sync.Map // absolute path -> fileDigest
+	// cwd is the working folder relative sources are read from, taken
+	// once a render (os.Getwd stats two folders on each call).
+	cwd string
 }
 
 type fileDigest struct {
@@ -161,7 +165,11 @@ func newReuse(memo *Memo, outputs *Outputs, opts *Options) *reuse {
 		keyhash.Field(h, v)
 	}
 	h.Write(opts.Scope.Format()) // the last field of the prefix: no length needed
-	r := &reuse{memo: memo, outputs: outputs, root: root}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil
+	}
+	r := &reuse{memo: memo, outputs: outputs, root: root, cwd: cwd}
 	if outputs != nil {
 		r.decoration = decorationKey(opts)
 	}
@@ -197,16 +205,21 @@ func (r *reuse) key(g generators.Generator, spec *manifest.Object, opts generato
 	h := sha256.New()
 	h.Write(r.common[:])
 	keyhash.Field(h, fmt.Sprintf("%T", g))
-	file, err := filepath.Abs(spec.Source.File)
-	if err != nil {
-		return k, errNoReuse
+	file := spec.Source.File
+	if !filepath.IsAbs(file) {
+		file = filepath.Join(r.cwd, file)
 	}
 	keyhash.Field(h, file)
 	keyhash.Count(h, spec.Source.Index)
 	keyhash.Count(h, spec.Source.Line)
 	// The rest of opts is the render's, in common; the spec's wave is
 	// not the generator's (it returns offsets from it).
-	keyhash.Field(h, string(encodeExact(spec)))
+	sc := scratchPool.Get().(*encodeScratch)
+	sc.buf.Reset()
+	sc.enc.Encode(&sc.buf, spec.Map)
+	keyhash.Count(h, sc.buf.Len())
+	h.Write(sc.buf.Bytes())
+	scratchPool.Put(sc)
 	var reads []generators.Read
 	if rd, ok := g.(generators.Reader); ok {
 		reads = rd.Reads(spec, r.root.Dir())
