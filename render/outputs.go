@@ -74,7 +74,7 @@ var staleOutputKeyForTest bool
 // beyond what the Memo's common digest holds.
 func decorationKey(opts *Options) [sha256.Size]byte {
 	h := sha256.New()
-	keyhash.Field(h, "wavesmith outputs v1")
+	keyhash.Field(h, "wavesmith outputs v2")
 	keys := slices.Sorted(maps.Keys(opts.Defaults))
 	keyhash.Count(h, len(keys))
 	for _, k := range keys {
@@ -128,7 +128,8 @@ func (o *Outputs) lookup(k [sha256.Size]byte, spec *Item) (specOutput, int, bool
 	return out, wave, true
 }
 
-// keep records a spec's output rendered without errors.
+// keep records a spec's output rendered without errors, once the spec
+// is encoded (writeInventories).
 func (o *Outputs) keep(k [sha256.Size]byte, out *specOutput, wave int) {
 	b := encodeOutput(out, wave)
 	o.mu.Lock()
@@ -138,8 +139,9 @@ func (o *Outputs) keep(k [sha256.Size]byte, out *specOutput, wave int) {
 }
 
 // The record of one spec's output: its placed wave, the labels it gives
-// its spec, its warnings, and each child's encoded bytes, identity,
-// source, the type it defines (CRDs) and resolved lifecycle.
+// its spec, its warnings, each child's encoded bytes, identity, source,
+// the type it defines (CRDs) and resolved lifecycle, in output order; then
+// the spec's render digest, inventory and bytes.
 
 type recordWriter struct{ b []byte }
 
@@ -204,6 +206,9 @@ func encodeOutput(out *specOutput, wave int) []byte {
 			w.str(s)
 		}
 	}
+	w.bytes(out.digest[:])
+	w.str(out.inventory)
+	w.bytes(out.specYAML)
 	return w.b
 }
 
@@ -307,6 +312,16 @@ func decodeOutput(b []byte, spec *Item) (specOutput, int, error) {
 			r.err = errRecord
 		}
 		out.children = append(out.children, it)
+	}
+	if d := r.bytes(); r.err == nil && len(d) != len(out.digest) {
+		r.err = errRecord
+	} else {
+		copy(out.digest[:], d)
+	}
+	out.inventory = r.str()
+	out.specYAML = r.bytes()
+	if r.err == nil && len(out.specYAML) == 0 {
+		r.err = errRecord
 	}
 	if r.err == nil && len(r.b) != 0 {
 		r.err = errRecord

@@ -3,6 +3,8 @@ package render
 import (
 	"context"
 	"crypto/sha256"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -164,4 +166,47 @@ func FuzzDecodeOutput(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestOutputsSpecBytesNeedOutputOrder: a record brings the spec's bytes
+// (with its inventory and render digest) only when its children come in
+// the order of the output; otherwise the spec is encoded again. Each
+// record's spec bytes are replaced by a marker: with the children
+// reversed, the render must not show it and equals a full render; the
+// control, children in order, shows it (the record's bytes are used).
+func TestOutputsSpecBytesNeedOutputOrder(t *testing.T) {
+	first := NewOutputs(nil)
+	want, _, _, _ := outputsRender(t, first, nil, nil)
+	spec := &Item{Object: manifest.New(map[string]any{"metadata": map[string]any{"name": "s"}}), Spec: 0}
+	for _, reversed := range []bool{true, false} {
+		recs := map[[sha256.Size]byte][]byte{}
+		swapped := 0
+		for k, b := range first.Records() {
+			out, wave, err := decodeOutput(b, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out.specYAML = []byte("marker: from the record\n")
+			if reversed && len(out.children) > 1 {
+				slices.Reverse(out.children)
+				swapped++
+			}
+			recs[k] = encodeOutput(&out, wave)
+		}
+		if reversed && swapped == 0 {
+			t.Fatal("no spec with two children: the test proves nothing")
+		}
+		got, _, _, _ := outputsRender(t, NewOutputs(recs), nil, nil)
+		marked := strings.Contains(string(got), "marker: from the record")
+		switch {
+		case reversed && marked:
+			t.Error("children in another order than the output's: the record's spec bytes were used")
+		case reversed:
+			if diff := cmp.Diff(string(want), string(got)); diff != "" {
+				t.Errorf("children reversed: -full +reused:\n%s", diff)
+			}
+		case !marked:
+			t.Error("the control: children in output order, the record's spec bytes were not used")
+		}
+	}
 }

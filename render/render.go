@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -238,7 +239,14 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 			it.YAML = encodeExact(it.Object)
 		}
 	})
-	writeInventories(res)
+	writeInventories(res, outs)
+	if reuse != nil && reuse.outputs != nil {
+		for i := range outs {
+			if outs[i].keep {
+				reuse.outputs.keep(outs[i].outKey, &outs[i], outs[i].placed)
+			}
+		}
+	}
 	return res, nil
 }
 
@@ -299,6 +307,18 @@ type specOutput struct {
 	warnings   []manifest.Warning
 	specLabels map[string]string
 	err        error
+	// digest, inventory and specYAML are what writeInventories gave the
+	// spec, children then in output order: its render digest, its
+	// inventory annotation and its bytes (Outputs records them; a record
+	// taken brings them back).
+	digest    [sha256.Size]byte
+	inventory string
+	specYAML  []byte
+	// recorded: the output comes from a record; outKey, when keep, is
+	// the digest it is recorded under once the spec is encoded.
+	recorded, keep bool
+	outKey         [sha256.Size]byte
+	placed         int // the wave the plan placed the spec in
 }
 
 // renderSpec generates the children of one spec, then decorates and
@@ -322,6 +342,7 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 			if out, wave, ok := reuse.outputs.lookup(outKey, spec); ok {
 				spec.checked = nil
 				plan.record(i, wave, out.children)
+				out.recorded = true
 				return out
 			}
 		}
@@ -413,9 +434,24 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 	plan.record(i, wave, out.children)
 	out.err = errors.Join(errs...)
 	if kept && out.err == nil {
-		reuse.outputs.keep(outKey, &out, wave)
+		// Recorded once the spec is encoded (Render).
+		out.keep, out.outKey, out.placed = true, outKey, wave
 	}
 	return out
+}
+
+// childrenDigest is the SHA-256 of the children's bytes in order, each
+// followed by "---\n".
+func childrenDigest(children []*Item) [sha256.Size]byte {
+	h := sha256.New()
+	sep := []byte("---\n")
+	for _, it := range children {
+		h.Write(it.YAML)
+		h.Write(sep)
+	}
+	var d [sha256.Size]byte
+	h.Sum(d[:0])
+	return d
 }
 
 // decorateInput resolves and, unless the options keep inputs as written,
@@ -505,31 +541,45 @@ func definedType(o *manifest.Object) string {
 }
 
 // writeInventories gives each spec its inventory and render digest, which
-// depend on its children's bytes, then encodes the spec.
-func writeInventories(res *Result) {
+// depend on its children's bytes in output order, then encodes the spec,
+// and leaves in outs what the records keep: the children in output order,
+// the digest, the inventory and the spec's bytes. A spec whose children
+// come from a record in the order of the output takes the record's: the
+// same children in the same order give the same inventory and digest, and
+// the record's key covers everything else that decides the spec (its
+// bytes, the decoration settings, its place in the plan; its wave and
+// labels are the record's).
+func writeInventories(res *Result, outs []specOutput) {
 	children := make([][]*Item, len(res.Specs))
 	for _, it := range res.Items { // output order: the digest is stable
 		if it.Role == Child {
 			children[it.Spec] = append(children[it.Spec], it)
 		}
 	}
-	sep := []byte("---\n")
 	parallel.Do(len(res.Specs), func(i int) {
+		s, out := res.Specs[i], &outs[i]
+		inOrder := slices.Equal(children[i], out.children)
+		if inOrder && out.recorded && out.specYAML != nil {
+			s.Object.SetAnnotation(inventory.Inventory, out.inventory)
+			s.Object.SetAnnotation(inventory.RenderDigest, "sha256:"+hex.EncodeToString(out.digest[:]))
+			s.Written = append(s.Written, inventory.Inventory, inventory.RenderDigest)
+			s.YAML = out.specYAML
+			return
+		}
 		entries := make([]inventory.Entry, len(children[i]))
-		h := sha256.New()
 		for j, it := range children[i] {
 			k := it.Key
 			_, version := manifest.SplitAPIVersion(it.Ref.APIVersion)
 			entries[j] = inventory.Entry{Group: k.Group, Version: version, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name,
 				Hook: it.lc.Hook, PurgeOrder: it.lc.PurgeOrder}
-			h.Write(it.YAML)
-			h.Write(sep)
 		}
-		s := res.Specs[i]
-		s.Object.SetAnnotation(inventory.Inventory, inventory.Format(entries))
-		s.Object.SetAnnotation(inventory.RenderDigest, "sha256:"+hex.EncodeToString(h.Sum(nil)))
+		out.children, out.digest = children[i], childrenDigest(children[i])
+		out.inventory = inventory.Format(entries)
+		s.Object.SetAnnotation(inventory.Inventory, out.inventory)
+		s.Object.SetAnnotation(inventory.RenderDigest, "sha256:"+hex.EncodeToString(out.digest[:]))
 		s.Written = append(s.Written, inventory.Inventory, inventory.RenderDigest)
 		s.YAML = encodeExact(s.Object)
+		out.specYAML = s.YAML
 	})
 }
 
