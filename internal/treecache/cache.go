@@ -71,6 +71,8 @@ type Entry struct {
 	// Tree is the Index of the tree on disk as it was last written or
 	// checked, its files holding Files' bytes; nil when unknown.
 	Tree *outtree.Index
+	// chunks names the chunks of Files (Head: Files not yet read).
+	chunks []Sum
 }
 
 // Dir returns the cache folder getenv and the platform decide, and false
@@ -179,7 +181,39 @@ func (c *Cache) chunk(slot string, s Sum) string {
 // Get returns the entry of slot stored under key, verified; an error
 // wrapping ErrMiss when there is none that is whole and of key.
 func (c *Cache) Get(slot string, key Sum) (*Entry, error) {
-	return c.get(slot, &key)
+	e, err := c.Head(slot, key)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.ReadFiles(slot, e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Head is Get without the files (Files nil): the index and the record of
+// the tree on disk (Tree), a few kilobytes where the files are tens of
+// megabytes, for a caller that may not need them (outtree.Intact); then
+// ReadFiles reads them.
+func (c *Cache) Head(slot string, key Sum) (*Entry, error) {
+	r, err := fsroot.OpenRoot(c.dir)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMiss, err)
+	}
+	defer r.Close()
+	return c.head(r, slot, &key)
+}
+
+// ReadFiles reads the files of e, an entry of slot from Head, verified
+// as Get verifies them; an error wrapping ErrMiss when they are not
+// whole.
+func (c *Cache) ReadFiles(slot string, e *Entry) error {
+	r, err := fsroot.OpenRoot(c.dir)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrMiss, err)
+	}
+	defer r.Close()
+	return c.readFiles(r, slot, e)
 }
 
 // Last returns the entry of slot whatever its key, verified as Get
@@ -198,6 +232,19 @@ func (c *Cache) get(slot string, key *Sum) (*Entry, error) {
 		return nil, fmt.Errorf("%w: %w", ErrMiss, err)
 	}
 	defer r.Close()
+	e, err := c.head(r, slot, key)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.readFiles(r, slot, e); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// head reads the index of slot, of any key when key is nil, and the
+// record of its tree.
+func (c *Cache) head(r *fsroot.Root, slot string, key *Sum) (*Entry, error) {
 	b, err := r.ReadFile(filepath.Join(c.dir, c.index(slot)))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMiss, err)
@@ -210,28 +257,35 @@ func (c *Cache) get(slot string, key *Sum) (*Entry, error) {
 		return nil, fmt.Errorf("%w: another key", ErrMiss)
 	}
 	idx := sha256.Sum256(b)
-	bufs, err := c.readChunks(r, chunks, func(s Sum) string { return c.chunk(slot, s) })
-	if err != nil {
-		return nil, err
-	}
-	e.Files = map[string][]byte{}
-	read := make([]chunkRead, len(bufs))
-	for i, b := range bufs {
-		paths, err := decodeChunk(b, e.Files)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrMiss, c.chunk(slot, chunks[i]), err)
-		}
-		read[i] = chunkRead{sum: chunks[i], paths: paths}
-	}
+	e.chunks = chunks
 	c.bind(slot, idx)
-	if c.read == nil {
-		c.read = map[string]entryRead{}
-	}
-	c.read[slot] = entryRead{chunks: read, files: e.Files}
 	if b, err := r.ReadFile(filepath.Join(c.dir, c.tree(slot))); err == nil {
 		e.Tree = decodeTree(b, idx)
 	}
 	return e, nil
+}
+
+// readFiles reads the chunks of e, an entry of slot from head.
+func (c *Cache) readFiles(r *fsroot.Root, slot string, e *Entry) error {
+	bufs, err := c.readChunks(r, e.chunks, func(s Sum) string { return c.chunk(slot, s) })
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{}
+	read := make([]chunkRead, len(bufs))
+	for i, b := range bufs {
+		paths, err := decodeChunk(b, files)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrMiss, c.chunk(slot, e.chunks[i]), err)
+		}
+		read[i] = chunkRead{sum: e.chunks[i], paths: paths}
+	}
+	e.Files = files
+	if c.read == nil {
+		c.read = map[string]entryRead{}
+	}
+	c.read[slot] = entryRead{chunks: read, files: files}
+	return nil
 }
 
 func (c *Cache) bind(slot string, idx Sum) {
