@@ -160,13 +160,17 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 				return err
 			}
 			f.printCached(c, t)
-			ix, err := outtree.WriteIndexed(c.Context(), outputAnchor(s, out), out, t.files, t.known)
-			if err != nil {
-				return err
+			if !t.intact {
+				ix, err := outtree.WriteIndexed(c.Context(), outputAnchor(s, out), out, t.files, t.known)
+				if err != nil {
+					return err
+				}
+				t.store(ix)
+			} else {
+				t.store(t.known.Index)
 			}
-			t.store(ix)
 			if !f.quiet {
-				fmt.Fprintf(c.ErrOrStderr(), "wrote %s: %d objects from %d specs in %d files\n", out, t.objects, t.specs, len(t.files))
+				fmt.Fprintf(c.ErrOrStderr(), "wrote %s: %d objects from %d specs in %d files\n", out, t.objects, t.specs, t.count)
 			}
 			return nil
 		},
@@ -261,6 +265,10 @@ the record of DIR; Argo CD's description of the cluster; defaults.` + checkExitC
 			}
 			defer func() { _ = t.release() }()
 			f.printCached(c, t)
+			if t.intact {
+				t.store(t.known.Index)
+				return nil
+			}
 			want := t.files
 			got, ix, err := outtree.ReadIndexed(dir, want, t.known)
 			if err != nil {

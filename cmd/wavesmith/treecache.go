@@ -48,6 +48,11 @@ type tree struct {
 	// known is what the cache knows of the tree on disk (a cached tree's
 	// Index and bytes), so that its unchanged files are not read.
 	known outtree.Known
+	// intact: the tree is cached and the tree on disk holds it, every
+	// file as its Index recorded (outtree.Intact); files is then nil
+	// (never read from the cache), and the tree has count files.
+	intact bool
+	count  int
 }
 
 // printCached prints the warnings of a tree taken from the cache.
@@ -105,14 +110,24 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 			return nil, err
 		}
 		if replayPrevious(dir, e) {
-			treeCacheHits.Add(1)
-			if f.verbose {
-				fmt.Fprintf(c.ErrOrStderr(), "%s: the tree of these inputs and settings is in the tree cache (%d specs): not rendered again, in %s\n", dir, e.Specs, time.Since(start).Round(time.Millisecond))
+			intact, err := tc.readFiles(c.Context(), dir, e, hold)
+			if err != nil {
+				return nil, err
 			}
-			return &tree{files: e.Files, objects: e.Objects, specs: e.Specs, cached: e, release: release, store: tc.storeTree(e), known: outtree.Known{Index: e.Tree, Files: e.Files}}, nil
+			if intact || e.Files != nil {
+				treeCacheHits.Add(1)
+				if f.verbose {
+					fmt.Fprintf(c.ErrOrStderr(), "%s: the tree of these inputs and settings is in the tree cache (%d specs): not rendered again, in %s\n", dir, e.Specs, time.Since(start).Round(time.Millisecond))
+				}
+				count := len(e.Files)
+				if intact {
+					count = len(e.Tree.Files)
+				}
+				return &tree{files: e.Files, objects: e.Objects, specs: e.Specs, cached: e, release: release, store: tc.storeTree(e), known: outtree.Known{Index: e.Tree, Files: e.Files}, intact: intact, count: count}, nil
+			}
 		}
-		// The cached tree read another previous tree: render, outside
-		// the lock.
+		// The cached tree read another previous tree, or its files
+		// could not be read: render, outside the lock.
 		_ = release()
 		release, locked = func() error { return nil }, false
 	}
@@ -150,7 +165,7 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 	if err != nil {
 		return nil, err
 	}
-	t := &tree{files: files, objects: len(res.Items), specs: len(res.Specs), release: release, store: func(*outtree.Index) {}, known: known}
+	t := &tree{files: files, objects: len(res.Items), specs: len(res.Specs), release: release, store: func(*outtree.Index) {}, known: known, count: len(files)}
 	if tc == nil || tmplsandbox.NondeterministicCalls() != calls || in.Changed() {
 		return t, nil
 	}
@@ -237,6 +252,10 @@ var treeCacheHits atomic.Int64
 // records of the last (tests).
 var outputsReused atomic.Int64
 
+// treesIntact counts the cached trees found intact on disk, their files
+// never read (tests).
+var treesIntact atomic.Int64
+
 // lastKnown counts the renders that compared the tree with the record of
 // the last render of another key (tests).
 var lastKnown atomic.Int64
@@ -282,12 +301,12 @@ func openTreeCache(s *setup, dir string, in *load.Read) *treeCache {
 }
 
 // lookup returns the entry of the key whose sources still hold what they
-// held, or nil.
+// held, or nil; its files are not read (readFiles).
 func (t *treeCache) lookup() *treecache.Entry {
 	if t == nil {
 		return nil
 	}
-	e, err := t.c.Get(t.slot, t.key)
+	e, err := t.c.Head(t.slot, t.key)
 	if err != nil {
 		return nil
 	}
@@ -324,6 +343,31 @@ func (t *treeCache) last() func() outtree.Known {
 		ch <- outtree.Known{Index: e.Tree, Files: e.Files}
 	}()
 	return func() outtree.Known { return <-ch }
+}
+
+// readFiles reads the files of the entry e unless the tree at dir holds
+// them, as the record of its files says (outtree.Intact: then the tree
+// need be neither read nor written, and intact is true); checked under
+// the tree's lock, taken here unless held (hold). Files stays nil when
+// they could not be read (a spoiled chunk): the tree is rendered.
+func (t *treeCache) readFiles(ctx context.Context, dir string, e *treecache.Entry, hold bool) (intact bool, err error) {
+	release := func() error { return nil }
+	if !hold {
+		if release, err = outtree.WaitLock(ctx, dir); err != nil {
+			return false, err
+		}
+	}
+	intact = outtree.Intact(dir, e.Tree)
+	if err := release(); err != nil {
+		return false, err
+	}
+	if intact {
+		treesIntact.Add(1)
+	}
+	if !intact {
+		_ = t.c.ReadFiles(t.slot, e)
+	}
+	return intact, nil
 }
 
 // store keeps e; a cache that cannot be written costs the next render

@@ -225,7 +225,7 @@ func TestTreeCacheRandomEditsTrusted(t *testing.T) {
 		{"flux-argocd", []string{"--flux", "--argocd", "--tree-path", "rendered", "--argocd-repo", "https://git.example.com/platform.git"}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
-			known := lastKnown.Load()
+			known, intact := lastKnown.Load(), treesIntact.Load()
 			differ, hits := randomEdits(t, 4, 12, mode.tree)
 			for _, d := range differ {
 				t.Error(d)
@@ -235,6 +235,9 @@ func TestTreeCacheRandomEditsTrusted(t *testing.T) {
 			}
 			if lastKnown.Load() == known {
 				t.Error("no render of changed inputs compared the tree with the record of the last: the comparison proves nothing for them")
+			}
+			if treesIntact.Load() == intact {
+				t.Error("no render or check found its cached tree intact: the comparison proves nothing for them")
 			}
 		})
 	}
