@@ -41,7 +41,62 @@ type Outputs struct {
 	prev         map[[sha256.Size]byte][]byte
 	mu           sync.Mutex
 	used         map[[sha256.Size]byte][]byte
+	pieces       map[*byte]Piece
 	hits, misses atomic.Int64
+}
+
+// Piece names one object's bytes inside a record: the record's key and
+// the piece's index among RecordPieces' (the children in order, then the
+// spec), with its size. A cache of the tree's files stores a file that is
+// a piece as its Piece, the bytes being in the records already.
+type Piece struct {
+	Key   [sha256.Size]byte
+	Index int
+	Size  int
+}
+
+// Piece tells whether b is the bytes of an object this render took from
+// or kept in a record (as Result.Tree's files are, slice for slice), and
+// which. The same bytes elsewhere are not a piece.
+func (o *Outputs) Piece(b []byte) (Piece, bool) {
+	if o == nil || len(b) == 0 {
+		return Piece{}, false
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	p, ok := o.pieces[&b[0]]
+	return p, ok && p.Size == len(b)
+}
+
+// addPieces notes the pieces of the record kept under k (o.mu held).
+func (o *Outputs) addPieces(k [sha256.Size]byte, pieces [][]byte) {
+	if o.pieces == nil {
+		o.pieces = map[*byte]Piece{}
+	}
+	for i, b := range pieces {
+		if len(b) > 0 {
+			o.pieces[&b[0]] = Piece{Key: k, Index: i, Size: len(b)}
+		}
+	}
+}
+
+// RecordPieces returns the bytes of the objects a record holds: its
+// children's in order, then its spec's (Piece.Index); an error when the
+// record does not decode whole.
+func RecordPieces(b []byte) ([][]byte, error) {
+	out, _, err := decodeOutput(b, &Item{Object: manifest.New(nil)})
+	if err != nil {
+		return nil, err
+	}
+	return outputPieces(&out), nil
+}
+
+func outputPieces(out *specOutput) [][]byte {
+	pieces := make([][]byte, 0, len(out.children)+1)
+	for _, c := range out.children {
+		pieces = append(pieces, c.YAML)
+	}
+	return append(pieces, out.specYAML)
 }
 
 // NewOutputs returns Outputs holding prev, the records of an earlier render
@@ -123,19 +178,28 @@ func (o *Outputs) lookup(k [sha256.Size]byte, spec *Item) (specOutput, int, bool
 	}
 	o.mu.Lock()
 	o.used[k] = b
+	o.addPieces(k, outputPieces(&out))
 	o.mu.Unlock()
 	o.hits.Add(1)
 	return out, wave, true
 }
 
 // keep records a spec's output rendered without errors, once the spec
-// is encoded (writeInventories).
-func (o *Outputs) keep(k [sha256.Size]byte, out *specOutput, wave int) {
+// is encoded (writeInventories), and returns the record's pieces (nil if
+// it did not decode: then it is not kept): the caller's objects then hold
+// these bytes, as a reused output's do.
+func (o *Outputs) keep(k [sha256.Size]byte, out *specOutput, wave int) [][]byte {
 	b := encodeOutput(out, wave)
+	pieces, err := RecordPieces(b)
+	if err != nil {
+		return nil
+	}
 	o.mu.Lock()
 	o.used[k] = b
+	o.addPieces(k, pieces)
 	o.mu.Unlock()
 	o.misses.Add(1)
+	return pieces
 }
 
 // The record of one spec's output: its placed wave, the labels it gives

@@ -210,3 +210,48 @@ func TestOutputsSpecBytesNeedOutputOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputsPieces: every spec's and child's bytes of a render with
+// records are a piece of a record kept (Outputs.Piece), rendered or
+// reused, and RecordPieces of that record gives the same bytes; the same
+// bytes copied are not a piece (the control).
+func TestOutputsPieces(t *testing.T) {
+	var records map[[sha256.Size]byte][]byte
+	for _, round := range []string{"rendered", "reused"} {
+		o := NewOutputs(records)
+		objs, err := load.Inputs(context.Background(), "..", builtin.Registry(), []string{examples}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Render(context.Background(), objs, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry(), DiscardObjects: true, Outputs: o})
+		if err != nil {
+			t.Fatal(err)
+		}
+		records = o.Records()
+		pieces := 0
+		for _, it := range res.Items {
+			p, ok := o.Piece(it.YAML)
+			if it.Role == PassThrough {
+				if ok {
+					t.Errorf("%s: a pass-through object is a piece", round)
+				}
+				continue
+			}
+			if !ok {
+				t.Errorf("%s: %s is no piece of a record", round, it.Key)
+				continue
+			}
+			pieces++
+			all, err := RecordPieces(records[p.Key])
+			if err != nil || p.Index >= len(all) || string(all[p.Index]) != string(it.YAML) {
+				t.Errorf("%s: %s: its piece %+v does not give its bytes (%v)", round, it.Key, p, err)
+			}
+			if _, ok := o.Piece(append([]byte(nil), it.YAML...)); ok {
+				t.Errorf("%s: a copy of %s's bytes is a piece", round, it.Key)
+			}
+		}
+		if pieces == 0 {
+			t.Fatalf("%s: no piece: the test proves nothing", round)
+		}
+	}
+}

@@ -241,11 +241,21 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	})
 	writeInventories(res, outs)
 	if reuse != nil && reuse.outputs != nil {
-		for i := range outs {
-			if outs[i].keep {
-				reuse.outputs.keep(outs[i].outKey, &outs[i], outs[i].placed)
+		// The records of the specs rendered: their objects' bytes are
+		// then the records' (Outputs.Piece), as reused specs' are.
+		parallel.Do(len(outs), func(i int) {
+			if !outs[i].keep {
+				return
 			}
-		}
+			pieces := reuse.outputs.keep(outs[i].outKey, &outs[i], outs[i].placed)
+			if pieces == nil {
+				return
+			}
+			for j, c := range outs[i].children {
+				c.YAML = pieces[j]
+			}
+			res.Specs[i].YAML = pieces[len(outs[i].children)]
+		})
 	}
 	return res, nil
 }
