@@ -71,9 +71,26 @@ type Entry struct {
 	// Tree is the Index of the tree on disk as it was last written or
 	// checked, its files holding Files' bytes; nil when unknown.
 	Tree *outtree.Index
+	// Refs are the files the entry holds as pieces of the slot's output
+	// records (PutOutputs) instead of bytes: a tree's objects are the
+	// records' bytes, which the cache then keeps once. Their bytes are in
+	// Files too.
+	Refs map[string]Ref
 	// chunks names the chunks of Files (Head: Files not yet read).
 	chunks []Sum
 }
+
+// Ref names a file's bytes in the slot's output records: the record's
+// key, the piece's index in it and its size (render.Piece).
+type Ref struct {
+	Key   Sum
+	Index int
+	Size  int
+}
+
+// Resolve returns the bytes a Ref names, from the output records read
+// with the entry (GetOutputs); false when the records lack them.
+type Resolve func(Ref) ([]byte, bool)
 
 // Dir returns the cache folder getenv and the platform decide, and false
 // when the cache is off.
@@ -119,6 +136,7 @@ type Cache struct {
 type entryRead struct {
 	chunks []chunkRead
 	files  map[string][]byte
+	refs   map[string]Ref
 }
 
 type chunkRead struct {
@@ -168,7 +186,7 @@ func Slot(dir string) string {
 }
 
 const (
-	magic     = "wavesmith tree cache v1\n"
+	magic     = "wavesmith tree cache v2\n"
 	chunkSize = 4 << 20 // bytes of files per chunk, well below fsroot.MaxFileSize
 )
 
@@ -178,14 +196,16 @@ func (c *Cache) chunk(slot string, s Sum) string {
 	return slot + "-" + hex.EncodeToString(s[:]) + ".chunk"
 }
 
-// Get returns the entry of slot stored under key, verified; an error
-// wrapping ErrMiss when there is none that is whole and of key.
-func (c *Cache) Get(slot string, key Sum) (*Entry, error) {
+// Get returns the entry of slot stored under key, verified, its files
+// held as references resolved by resolve; an error wrapping ErrMiss when
+// there is none that is whole and of key, or a reference resolve cannot
+// resolve.
+func (c *Cache) Get(slot string, key Sum, resolve Resolve) (*Entry, error) {
 	e, err := c.Head(slot, key)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.ReadFiles(slot, e); err != nil {
+	if err := c.ReadFiles(slot, e, resolve); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -207,13 +227,13 @@ func (c *Cache) Head(slot string, key Sum) (*Entry, error) {
 // ReadFiles reads the files of e, an entry of slot from Head, verified
 // as Get verifies them; an error wrapping ErrMiss when they are not
 // whole.
-func (c *Cache) ReadFiles(slot string, e *Entry) error {
+func (c *Cache) ReadFiles(slot string, e *Entry, resolve Resolve) error {
 	r, err := fsroot.OpenRoot(c.dir)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrMiss, err)
 	}
 	defer r.Close()
-	return c.readFiles(r, slot, e)
+	return c.readFiles(r, slot, e, resolve)
 }
 
 // Last returns the entry of slot whatever its key, verified as Get
@@ -221,12 +241,12 @@ func (c *Cache) ReadFiles(slot string, e *Entry) error {
 // rewrites (its Tree and Files: outtree.Known), and whose chunks the
 // next Put of slot keeps where their files did not change, instead of
 // encoding and hashing them again.
-func (c *Cache) Last(slot string) (*Entry, error) {
-	return c.get(slot, nil)
+func (c *Cache) Last(slot string, resolve Resolve) (*Entry, error) {
+	return c.get(slot, nil, resolve)
 }
 
 // get is Get, of any key when key is nil.
-func (c *Cache) get(slot string, key *Sum) (*Entry, error) {
+func (c *Cache) get(slot string, key *Sum, resolve Resolve) (*Entry, error) {
 	r, err := fsroot.OpenRoot(c.dir)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMiss, err)
@@ -236,7 +256,7 @@ func (c *Cache) get(slot string, key *Sum) (*Entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.readFiles(r, slot, e); err != nil {
+	if err := c.readFiles(r, slot, e, resolve); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -266,25 +286,28 @@ func (c *Cache) head(r *fsroot.Root, slot string, key *Sum) (*Entry, error) {
 }
 
 // readFiles reads the chunks of e, an entry of slot from head.
-func (c *Cache) readFiles(r *fsroot.Root, slot string, e *Entry) error {
+func (c *Cache) readFiles(r *fsroot.Root, slot string, e *Entry, resolve Resolve) error {
 	bufs, err := c.readChunks(r, e.chunks, func(s Sum) string { return c.chunk(slot, s) })
 	if err != nil {
 		return err
 	}
-	files := map[string][]byte{}
+	files, refs := map[string][]byte{}, map[string]Ref{}
 	read := make([]chunkRead, len(bufs))
 	for i, b := range bufs {
-		paths, err := decodeChunk(b, files)
+		paths, err := decodeChunk(b, files, refs, resolve)
 		if err != nil {
 			return fmt.Errorf("%w: %s: %w", ErrMiss, c.chunk(slot, e.chunks[i]), err)
 		}
 		read[i] = chunkRead{sum: e.chunks[i], paths: paths}
 	}
-	e.Files = files
+	if len(refs) == 0 {
+		refs = nil
+	}
+	e.Files, e.Refs = files, refs
 	if c.read == nil {
 		c.read = map[string]entryRead{}
 	}
-	c.read[slot] = entryRead{chunks: read, files: files}
+	c.read[slot] = entryRead{chunks: read, files: files, refs: refs}
 	return nil
 }
 
@@ -384,7 +407,7 @@ func (c *Cache) Put(slot string, e *Entry) error {
 			return Sum{}, false
 		}
 		for _, p := range group {
-			if !bytes.Equal(e.Files[p], prev.files[p]) {
+			if e.Refs[p] != prev.refs[p] || !bytes.Equal(e.Files[p], prev.files[p]) {
 				return Sum{}, false
 			}
 		}
@@ -399,6 +422,14 @@ func (c *Cache) Put(slot string, e *Entry) error {
 		}
 		for _, p := range group {
 			putBytes(&w.buf, []byte(p))
+			if ref, ok := e.Refs[p]; ok {
+				putInt(&w.buf, refFile)
+				putBytes(&w.buf, ref.Key[:])
+				putInt(&w.buf, ref.Index)
+				putInt(&w.buf, ref.Size)
+				continue
+			}
+			putInt(&w.buf, literalFile)
 			putBytes(&w.buf, e.Files[p])
 		}
 		return w.flush()
@@ -414,6 +445,9 @@ func (c *Cache) Put(slot string, e *Entry) error {
 		// A chunk ends with its top folder (a namespace of specs, _flux)
 		// or at chunkSize, so that a change elsewhere leaves it as it was.
 		first, _, _ := strings.Cut(p, "/")
+		if _, ok := e.Refs[p]; ok {
+			b = nil // 40 bytes at most, counted below
+		}
 		if size+len(b)+len(p)+20 > chunkSize || first != top {
 			if err := end(group); err != nil {
 				return err
@@ -422,7 +456,7 @@ func (c *Cache) Put(slot string, e *Entry) error {
 		}
 		top = first
 		group = append(group, p)
-		size += uvarintLen(len(p)) + len(p) + uvarintLen(len(b)) + len(b)
+		size += uvarintLen(len(p)) + len(p) + 1 + uvarintLen(len(b)) + len(b) + 64
 	}
 	if err := end(group); err != nil {
 		return err
@@ -707,14 +741,41 @@ func decodeIndex(b []byte) (*Entry, []Sum, error) {
 	return e, chunks, r.err
 }
 
-// decodeChunk adds the files of the chunk b to files and returns their
+// How a chunk holds a file: its bytes, or a Ref.
+const (
+	literalFile = 0
+	refFile     = 1
+)
+
+// decodeChunk adds the files of the chunk b to files (those held as
+// references to refs too, their bytes from resolve) and returns their
 // paths in order.
-func decodeChunk(b []byte, files map[string][]byte) ([]string, error) {
+func decodeChunk(b []byte, files map[string][]byte, refs map[string]Ref, resolve Resolve) ([]string, error) {
 	r := &reader{b: b}
 	var paths []string
 	for len(r.b) > 0 && r.err == nil {
 		p := string(r.bytes())
-		files[p] = r.bytes()
+		switch kind := r.int(); {
+		case r.err != nil:
+		case kind == literalFile:
+			files[p] = r.bytes()
+		case kind == refFile:
+			ref := Ref{Key: r.sum(), Index: r.int(), Size: r.int()}
+			if r.err != nil {
+				break
+			}
+			var f []byte
+			ok := resolve != nil
+			if ok {
+				f, ok = resolve(ref)
+			}
+			if !ok || len(f) != ref.Size {
+				return nil, fmt.Errorf("%s: its bytes are not in the output records", p)
+			}
+			files[p], refs[p] = f, ref
+		default:
+			r.err = errors.New("corrupt file kind")
+		}
 		paths = append(paths, p)
 	}
 	if r.err == nil && len(paths) == 0 {

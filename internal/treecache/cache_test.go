@@ -46,7 +46,7 @@ func TestPutGet(t *testing.T) {
 		if err := c.Put("slot", want); err != nil {
 			t.Fatal(err)
 		}
-		got, err := c.Get("slot", want.Key)
+		got, err := c.Get("slot", want.Key, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,11 +150,11 @@ func TestGetHostile(t *testing.T) {
 			if err := c.Put("slot", entry("k", 3)); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := c.Get("slot", key); err != nil {
+			if _, err := c.Get("slot", key, nil); err != nil {
 				t.Fatalf("the control: the entry before it is spoiled: %v", err)
 			}
 			spoil(t, c)
-			if e, err := c.Get("slot", key); !errors.Is(err, ErrMiss) {
+			if e, err := c.Get("slot", key, nil); !errors.Is(err, ErrMiss) {
 				t.Errorf("Get = %v, %v; want ErrMiss", e, err)
 			}
 		})
@@ -219,13 +219,13 @@ func TestPutRewritesSpoiledChunk(t *testing.T) {
 	b, _ := os.ReadFile(names[0])
 	b[0] ^= 1
 	os.WriteFile(names[0], b, 0o600)
-	if _, err := c.Get("slot", e.Key); !errors.Is(err, ErrMiss) {
+	if _, err := c.Get("slot", e.Key, nil); !errors.Is(err, ErrMiss) {
 		t.Fatalf("the control: a spoiled chunk: %v, want ErrMiss", err)
 	}
 	if err := c.Put("slot", e); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Get("slot", e.Key); err != nil {
+	if _, err := c.Get("slot", e.Key, nil); err != nil {
 		t.Errorf("after Put again: %v", err)
 	}
 }
@@ -286,7 +286,7 @@ func TestEvict(t *testing.T) {
 		}
 	}
 	for _, s := range want {
-		if _, err := c.Get(s, entry(s, 2).Key); err != nil {
+		if _, err := c.Get(s, entry(s, 2).Key, nil); err != nil {
 			t.Errorf("%s: %v", s, err)
 		}
 	}
@@ -309,7 +309,7 @@ func TestTreeRecord(t *testing.T) {
 	}
 	get := func(slot string, e *Entry) *outtree.Index {
 		t.Helper()
-		got, err := c.Get(slot, e.Key)
+		got, err := c.Get(slot, e.Key, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", slot, err)
 		}
@@ -481,7 +481,7 @@ func TestPutKeepsChunksRead(t *testing.T) {
 			}
 			c, _ = Open(dir) // another process
 			if tc.read {
-				if _, err := c.Last("slot"); err != nil {
+				if _, err := c.Last("slot", nil); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -499,7 +499,7 @@ func TestPutKeepsChunksRead(t *testing.T) {
 			if c.encoded != tc.encoded {
 				t.Errorf("%d chunks encoded, want %d", c.encoded, tc.encoded)
 			}
-			got, err := c.Get("slot", next.Key)
+			got, err := c.Get("slot", next.Key, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -507,5 +507,58 @@ func TestPutKeepsChunksRead(t *testing.T) {
 				t.Error("the entry put after Last does not come back whole")
 			}
 		})
+	}
+}
+
+// TestRefs: files held as references to output records come back whole
+// through the resolver, and take a few bytes each in the cache; a
+// reference the resolver cannot resolve (the record gone, or of another
+// size) is a miss, never other bytes.
+func TestRefs(t *testing.T) {
+	dir := t.TempDir()
+	c, _ := Open(dir)
+	e := spread("k", 4, 50)
+	big := []byte(strings.Repeat("x", 4000))
+	records := map[Ref][]byte{}
+	e.Refs = map[string]Ref{}
+	for p := range e.Files {
+		if strings.HasSuffix(p, "0/deployment.yaml") {
+			continue // some literal files among the references
+		}
+		ref := Ref{Key: sha256.Sum256([]byte(p)), Index: 1, Size: len(big)}
+		e.Files[p], e.Refs[p], records[ref] = big, ref, big
+	}
+	if err := c.Put("slot", e); err != nil {
+		t.Fatal(err)
+	}
+	var size int64
+	chunks, _ := filepath.Glob(filepath.Join(dir, "slot-*.chunk"))
+	for _, ch := range chunks {
+		fi, _ := os.Stat(ch)
+		size += fi.Size()
+	}
+	if size > int64(len(e.Files))*200 {
+		t.Errorf("the chunks take %d bytes for %d files: the referenced bytes were stored", size, len(e.Files))
+	}
+	resolve := func(r Ref) ([]byte, bool) { b, ok := records[r]; return b, ok }
+	got, err := c.Get("slot", e.Key, resolve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(e.Files, got.Files) || !reflect.DeepEqual(e.Refs, got.Refs) {
+		t.Error("the files held as references do not come back whole")
+	}
+	for name, resolve := range map[string]Resolve{
+		"no resolver":   nil,
+		"a record gone": func(r Ref) ([]byte, bool) { return nil, false },
+		"another size":  func(r Ref) ([]byte, bool) { return big[1:], true },
+		"one record gone": func(r Ref) ([]byte, bool) {
+			b, ok := records[r]
+			return b, ok && r.Key != e.Refs["ns01/k7/deployment.yaml"].Key
+		},
+	} {
+		if _, err := c.Get("slot", e.Key, resolve); !errors.Is(err, ErrMiss) {
+			t.Errorf("%s: %v, want ErrMiss", name, err)
+		}
 	}
 }
