@@ -135,8 +135,9 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 	// The specs whose output the last render of this tree recorded and
 	// whose digest did not change are not rendered again; the tree that
 	// render left is read from the cache meanwhile (known).
-	outputs := tc.outputs()
-	last := tc.last()
+	records := tc.records()
+	outputs := tc.outputs(records)
+	last := tc.last(records)
 	objs, res, err := f.renderRead(ctx, c, s, in, start, outputs)
 	known := last()
 	if err != nil {
@@ -174,7 +175,7 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 	if again, err := render.SourceDigests(objs, s.opts); err != nil || !mapsEqual(again, sources) {
 		return t, nil
 	}
-	e := &treecache.Entry{Key: tc.key, Sources: sources, Previous: rec.ops(), Objects: t.objects, Specs: t.specs, Files: files}
+	e := &treecache.Entry{Key: tc.key, Sources: sources, Previous: rec.ops(), Objects: t.objects, Specs: t.specs, Files: files, Refs: refs(files, outputs)}
 	for _, w := range res.Warnings {
 		e.Warnings = append(e.Warnings, w.String())
 	}
@@ -252,6 +253,10 @@ var treeCacheHits atomic.Int64
 // records of the last (tests).
 var outputsReused atomic.Int64
 
+// refsKept counts the files cache entries hold as references to the
+// output records (tests).
+var refsKept atomic.Int64
+
 // treesIntact counts the cached trees found intact on disk, their files
 // never read (tests).
 var treesIntact atomic.Int64
@@ -328,13 +333,13 @@ func (t *treeCache) lookup() *treecache.Entry {
 // disk, so that its unchanged files are not read (the zero Known when
 // there is no entry, or it has no Index); the next store keeps the
 // entry's chunks whose files did not change.
-func (t *treeCache) last() func() outtree.Known {
+func (t *treeCache) last(records map[treecache.Sum][]byte) func() outtree.Known {
 	if t == nil {
 		return func() outtree.Known { return outtree.Known{} }
 	}
 	ch := make(chan outtree.Known, 1)
 	go func() {
-		e, err := t.c.Last(t.slot)
+		e, err := t.c.Last(t.slot, resolver(records))
 		if err != nil || e.Tree == nil {
 			ch <- outtree.Known{}
 			return
@@ -365,7 +370,7 @@ func (t *treeCache) readFiles(ctx context.Context, dir string, e *treecache.Entr
 		treesIntact.Add(1)
 	}
 	if !intact {
-		_ = t.c.ReadFiles(t.slot, e)
+		_ = t.c.ReadFiles(t.slot, e, resolver(t.records()))
 	}
 	return intact, nil
 }
@@ -378,17 +383,60 @@ func (t *treeCache) store(e *treecache.Entry) {
 	}
 }
 
-// outputs returns the per-spec records of the last render of the tree
-// (empty when there are none), or nil when the cache is off.
-func (t *treeCache) outputs() *render.Outputs {
+// records returns the per-spec records of the last render of the tree
+// (nil when there are none or the cache is off).
+func (t *treeCache) records() map[treecache.Sum][]byte {
 	if t == nil {
 		return nil
 	}
-	prev, err := t.c.GetOutputs(t.slot)
+	recs, err := t.c.GetOutputs(t.slot)
 	if err != nil {
-		prev = nil
+		return nil
 	}
-	return render.NewOutputs(prev, helm.LockFile)
+	return recs
+}
+
+// outputs returns what takes the specs' outputs from records (empty:
+// none yet), or nil when the cache is off.
+func (t *treeCache) outputs(records map[treecache.Sum][]byte) *render.Outputs {
+	if t == nil {
+		return nil
+	}
+	return render.NewOutputs(records, helm.LockFile)
+}
+
+// resolver resolves the files a cache entry holds as pieces of the
+// records (treecache.Ref), decoding each record once.
+func resolver(records map[treecache.Sum][]byte) treecache.Resolve {
+	pieces := map[treecache.Sum][][]byte{}
+	return func(r treecache.Ref) ([]byte, bool) {
+		ps, ok := pieces[r.Key]
+		if !ok {
+			b, found := records[r.Key]
+			if !found {
+				return nil, false
+			}
+			ps, _ = render.RecordPieces(b) // nil: not whole
+			pieces[r.Key] = ps
+		}
+		if r.Index < 0 || r.Index >= len(ps) {
+			return nil, false
+		}
+		return ps[r.Index], true
+	}
+}
+
+// refs names the files that are pieces of the records this render took
+// or kept (render.Outputs.Piece): the cache keeps their bytes once.
+func refs(files map[string][]byte, o *render.Outputs) map[string]treecache.Ref {
+	refs := map[string]treecache.Ref{}
+	for p, b := range files {
+		if pc, ok := o.Piece(b); ok {
+			refs[p] = treecache.Ref{Key: pc.Key, Index: pc.Index, Size: pc.Size}
+		}
+	}
+	refsKept.Add(int64(len(refs)))
+	return refs
 }
 
 // storeOutputs keeps the records of this render's specs.
