@@ -17,7 +17,8 @@
 // of the previous tree the GitOps engines made (Previous, see Recorder),
 // which the door checks again before it reuses the entry. Beside the
 // entry, each slot keeps the per-spec output records of its last render
-// (outputs.go), read whatever the key.
+// (outputs.go), read whatever the key; the entry holds the tree's objects
+// as references to them (Refs), resolved when its files are read.
 //
 // An entry may also hold the outtree.Index of the tree on disk (Tree: the
 // lstat identity of each file when the tree was last written or checked,
