@@ -42,6 +42,7 @@ type Outputs struct {
 	mu           sync.Mutex
 	used         map[[sha256.Size]byte][]byte
 	pieces       map[*byte]Piece
+	byKey        map[[sha256.Size]byte][][]byte
 	hits, misses atomic.Int64
 }
 
@@ -68,11 +69,25 @@ func (o *Outputs) Piece(b []byte) (Piece, bool) {
 	return p, ok && p.Size == len(b)
 }
 
+// Pieces returns the pieces of the record under k that this render took
+// or kept (RecordPieces, without decoding it again).
+func (o *Outputs) Pieces(k [sha256.Size]byte) ([][]byte, bool) {
+	if o == nil {
+		return nil, false
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	p, ok := o.byKey[k]
+	return p, ok
+}
+
 // addPieces notes the pieces of the record kept under k (o.mu held).
 func (o *Outputs) addPieces(k [sha256.Size]byte, pieces [][]byte) {
 	if o.pieces == nil {
 		o.pieces = map[*byte]Piece{}
+		o.byKey = map[[sha256.Size]byte][][]byte{}
 	}
+	o.byKey[k] = pieces
 	for i, b := range pieces {
 		if len(b) > 0 {
 			o.pieces[&b[0]] = Piece{Key: k, Index: i, Size: len(b)}

@@ -137,8 +137,16 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 	// render left is read from the cache meanwhile (known).
 	records := tc.records()
 	outputs := tc.outputs(records)
-	last := tc.last(records)
+	// The last entry's references are resolved once the render is done:
+	// mostly to the pieces it decoded (the same bytes as the new tree's).
+	rendered := make(chan struct{})
+	resolve := resolver(records, outputs)
+	last := tc.last(func(r treecache.Ref) ([]byte, bool) {
+		<-rendered
+		return resolve(r)
+	})
 	objs, res, err := f.renderRead(ctx, c, s, in, start, outputs)
+	close(rendered)
 	known := last()
 	if err != nil {
 		return nil, err
@@ -333,13 +341,13 @@ func (t *treeCache) lookup() *treecache.Entry {
 // disk, so that its unchanged files are not read (the zero Known when
 // there is no entry, or it has no Index); the next store keeps the
 // entry's chunks whose files did not change.
-func (t *treeCache) last(records map[treecache.Sum][]byte) func() outtree.Known {
+func (t *treeCache) last(resolve treecache.Resolve) func() outtree.Known {
 	if t == nil {
 		return func() outtree.Known { return outtree.Known{} }
 	}
 	ch := make(chan outtree.Known, 1)
 	go func() {
-		e, err := t.c.Last(t.slot, resolver(records))
+		e, err := t.c.Last(t.slot, resolve)
 		if err != nil || e.Tree == nil {
 			ch <- outtree.Known{}
 			return
@@ -370,7 +378,7 @@ func (t *treeCache) readFiles(ctx context.Context, dir string, e *treecache.Entr
 		treesIntact.Add(1)
 	}
 	if !intact {
-		_ = t.c.ReadFiles(t.slot, e, resolver(t.records()))
+		_ = t.c.ReadFiles(t.slot, e, resolver(t.records(), nil))
 	}
 	return intact, nil
 }
@@ -406,11 +414,16 @@ func (t *treeCache) outputs(records map[treecache.Sum][]byte) *render.Outputs {
 }
 
 // resolver resolves the files a cache entry holds as pieces of the
-// records (treecache.Ref), decoding each record once.
-func resolver(records map[treecache.Sum][]byte) treecache.Resolve {
+// records (treecache.Ref): those a render took or kept as it decoded them
+// (outputs, nil: none), the others decoded once each. Not for concurrent
+// use.
+func resolver(records map[treecache.Sum][]byte, outputs *render.Outputs) treecache.Resolve {
 	pieces := map[treecache.Sum][][]byte{}
 	return func(r treecache.Ref) ([]byte, bool) {
 		ps, ok := pieces[r.Key]
+		if !ok {
+			ps, ok = outputs.Pieces(r.Key)
+		}
 		if !ok {
 			b, found := records[r.Key]
 			if !found {
