@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"slices"
 	"sync"
@@ -332,7 +333,31 @@ func (r *recordReader) bytes() []byte {
 	return s
 }
 
-func (r *recordReader) str() string { return string(r.bytes()) }
+func (r *recordReader) str() string { return intern(r.bytes()) }
+
+// internTable holds short strings decoded from records lately, one per
+// slot: a record's kinds, groups, API versions, namespaces, files and
+// names mostly repeat what the render already decoded (one spec's
+// children share most of theirs), so the table spares most of their
+// allocations. Slots are replaced at will: any slot's string is a string.
+var (
+	internTable [1 << 12]atomic.Pointer[string]
+	internSeed  = maphash.MakeSeed()
+)
+
+// intern returns b as a string, the table's when it holds it.
+func intern(b []byte) string {
+	if len(b) == 0 || len(b) > 64 {
+		return string(b)
+	}
+	slot := &internTable[maphash.Bytes(internSeed, b)&(uint64(len(internTable))-1)]
+	if p := slot.Load(); p != nil && *p == string(b) {
+		return *p
+	}
+	s := string(b)
+	slot.Store(&s)
+	return s
+}
 
 func (r *recordReader) bool() bool {
 	if r.err != nil {
