@@ -85,8 +85,10 @@ func (o *Outputs) Pieces(k [sha256.Size]byte) ([][]byte, bool) {
 // addPieces notes the pieces of the record kept under k (o.mu held).
 func (o *Outputs) addPieces(k [sha256.Size]byte, pieces [][]byte) {
 	if o.pieces == nil {
-		o.pieces = map[*byte]Piece{}
-		o.byKey = map[[sha256.Size]byte][][]byte{}
+		// Sized for the records before (a child or three and its spec
+		// each), so that the maps seldom grow.
+		o.pieces = make(map[*byte]Piece, 4*len(o.prev))
+		o.byKey = make(map[[sha256.Size]byte][][]byte, len(o.prev))
 	}
 	o.byKey[k] = pieces
 	for i, b := range pieces {

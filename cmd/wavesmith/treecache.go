@@ -442,7 +442,7 @@ func resolver(records map[treecache.Sum][]byte, outputs *render.Outputs) treecac
 // refs names the files that are pieces of the records this render took
 // or kept (render.Outputs.Piece): the cache keeps their bytes once.
 func refs(files map[string][]byte, o *render.Outputs) map[string]treecache.Ref {
-	refs := map[string]treecache.Ref{}
+	refs := make(map[string]treecache.Ref, len(files))
 	for p, b := range files {
 		if pc, ok := o.Piece(b); ok {
 			refs[p] = treecache.Ref{Key: pc.Key, Index: pc.Index, Size: pc.Size}
