@@ -203,15 +203,10 @@ func (o *Outputs) lookup(k [sha256.Size]byte, spec *Item) (specOutput, int, bool
 }
 
 // keep records a spec's output rendered without errors, once the spec
-// is encoded (writeInventories), and returns the record's pieces (nil if
-// it did not decode: then it is not kept): the caller's objects then hold
-// these bytes, as a reused output's do.
+// is encoded (writeInventories), and returns the record's pieces: the
+// caller's objects then hold these bytes, as a reused output's do.
 func (o *Outputs) keep(k [sha256.Size]byte, out *specOutput, wave int) [][]byte {
-	b := encodeOutput(out, wave)
-	pieces, err := RecordPieces(b)
-	if err != nil {
-		return nil
-	}
+	b, pieces := encodeOutput(out, wave)
 	o.mu.Lock()
 	o.used[k] = b
 	o.addPieces(k, pieces)
@@ -225,7 +220,21 @@ func (o *Outputs) keep(k [sha256.Size]byte, out *specOutput, wave int) [][]byte 
 // the type it defines (CRDs) and resolved lifecycle, in output order; then
 // the spec's render digest, inventory and bytes.
 
-type recordWriter struct{ b []byte }
+type recordWriter struct {
+	b    []byte
+	offs []int // where each piece starts (piece)
+}
+
+// recordWriters are reused: a record is encoded in a writer's buffer,
+// then copied once into one of its size.
+var recordWriters = sync.Pool{New: func() any { return new(recordWriter) }}
+
+// piece writes an object's bytes and notes where they start.
+func (w *recordWriter) piece(s []byte) {
+	w.int(len(s))
+	w.offs = append(w.offs, len(w.b))
+	w.b = append(w.b, s...)
+}
 
 func (w *recordWriter) int(v int)      { w.b = binary.AppendVarint(w.b, int64(v)) }
 func (w *recordWriter) str(s string)   { w.int(len(s)); w.b = append(w.b, s...) }
@@ -247,8 +256,12 @@ func (w *recordWriter) ref(r *manifest.Ref) {
 	}
 }
 
-func encodeOutput(out *specOutput, wave int) []byte {
-	w := &recordWriter{}
+// encodeOutput returns the record of out and its pieces (RecordPieces),
+// slices of the record.
+func encodeOutput(out *specOutput, wave int) ([]byte, [][]byte) {
+	w := recordWriters.Get().(*recordWriter)
+	w.b, w.offs = w.b[:0], w.offs[:0]
+	defer recordWriters.Put(w)
 	w.int(wave)
 	labels := slices.Sorted(maps.Keys(out.specLabels))
 	w.int(len(labels))
@@ -266,7 +279,7 @@ func encodeOutput(out *specOutput, wave int) []byte {
 	}
 	w.int(len(out.children))
 	for _, it := range out.children {
-		w.bytes(it.YAML)
+		w.piece(it.YAML)
 		w.str(it.Key.Group)
 		w.str(it.Key.Kind)
 		w.str(it.Key.Namespace)
@@ -290,8 +303,17 @@ func encodeOutput(out *specOutput, wave int) []byte {
 	}
 	w.bytes(out.digest[:])
 	w.str(out.inventory)
-	w.bytes(out.specYAML)
-	return w.b
+	w.piece(out.specYAML)
+	b := append([]byte(nil), w.b...)
+	pieces := make([][]byte, len(w.offs))
+	for i, off := range w.offs {
+		n := len(out.specYAML)
+		if i < len(out.children) {
+			n = len(out.children[i].YAML)
+		}
+		pieces[i] = b[off : off+n : off+n]
+	}
+	return b, pieces
 }
 
 var errRecord = errors.New("truncated or corrupt output record")

@@ -248,9 +248,6 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 				return
 			}
 			pieces := reuse.outputs.keep(outs[i].outKey, &outs[i], outs[i].placed)
-			if pieces == nil {
-				return
-			}
 			for j, c := range outs[i].children {
 				c.YAML = pieces[j]
 			}
