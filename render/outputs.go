@@ -41,7 +41,7 @@ type Outputs struct {
 	files        []string
 	prev         map[[sha256.Size]byte][]byte
 	mu           sync.Mutex
-	used         map[[sha256.Size]byte][]byte
+	used         map[[sha256.Size]byte][][]byte // a record's parts
 	pieces       map[*byte]Piece
 	byKey        map[[sha256.Size]byte][][]byte
 	hits, misses atomic.Int64
@@ -121,13 +121,26 @@ func outputPieces(out *specOutput) [][]byte {
 // (Records). files are paths relative to a render's root that generators
 // read for any spec (as NewMemo's).
 func NewOutputs(prev map[[sha256.Size]byte][]byte, files ...string) *Outputs {
-	return &Outputs{files: slices.Clone(files), prev: prev, used: map[[sha256.Size]byte][]byte{}}
+	return &Outputs{files: slices.Clone(files), prev: prev, used: map[[sha256.Size]byte][][]byte{}}
 }
 
 // Records returns the records of the specs this render rendered or
 // reused: what the next render passes to NewOutputs. Records of specs this
 // render did not have are dropped, so they do not pile up.
 func (o *Outputs) Records() map[[sha256.Size]byte][]byte {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	recs := make(map[[sha256.Size]byte][]byte, len(o.used))
+	for k, parts := range o.used {
+		recs[k] = slices.Concat(parts...)
+	}
+	return recs
+}
+
+// RecordParts is Records with each record in parts, to be written one
+// after the other (the parts of a record rendered are its objects'
+// bytes: copying them into one slice would double them).
+func (o *Outputs) RecordParts() map[[sha256.Size]byte][][]byte {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return maps.Clone(o.used)
@@ -195,7 +208,7 @@ func (o *Outputs) lookup(k [sha256.Size]byte, spec *Item) (specOutput, int, bool
 		return specOutput{}, 0, false
 	}
 	o.mu.Lock()
-	o.used[k] = b
+	o.used[k] = [][]byte{b}
 	o.addPieces(k, outputPieces(&out))
 	o.mu.Unlock()
 	o.hits.Add(1)
@@ -203,22 +216,23 @@ func (o *Outputs) lookup(k [sha256.Size]byte, spec *Item) (specOutput, int, bool
 }
 
 // keep records a spec's output rendered without errors, once the spec
-// is encoded (writeInventories), and returns the record's pieces: the
-// caller's objects then hold these bytes, as a reused output's do.
-func (o *Outputs) keep(k [sha256.Size]byte, out *specOutput, wave int) [][]byte {
-	b, pieces := encodeOutput(out, wave)
+// is encoded (writeInventories): the head made when it was generated, a
+// tail, and the spec's bytes, which stay where they are.
+func (o *Outputs) keep(k [sha256.Size]byte, out *specOutput) {
+	tail := encodeTail(out)
 	o.mu.Lock()
-	o.used[k] = b
-	o.addPieces(k, pieces)
+	o.used[k] = [][]byte{out.head, tail, out.specYAML}
+	o.addPieces(k, outputPieces(out))
 	o.mu.Unlock()
 	o.misses.Add(1)
-	return pieces
 }
 
-// The record of one spec's output: its placed wave, the labels it gives
-// its spec, its warnings, each child's encoded bytes, identity, source,
-// the type it defines (CRDs) and resolved lifecycle, in output order; then
-// the spec's render digest, inventory and bytes.
+// The record of one spec's output, in two parts. The head, made when the
+// spec is generated: its placed wave, the labels it gives its spec, its
+// warnings, each child's encoded bytes, identity, source, the type it
+// defines (CRDs) and resolved lifecycle, as generated. The tail, made
+// once the spec is encoded: its children's places in output order, its
+// render digest, inventory and bytes.
 
 type recordWriter struct {
 	b    []byte
@@ -256,9 +270,9 @@ func (w *recordWriter) ref(r *manifest.Ref) {
 	}
 }
 
-// encodeOutput returns the record of out and its pieces (RecordPieces),
-// slices of the record.
-func encodeOutput(out *specOutput, wave int) ([]byte, [][]byte) {
+// encodeHead returns the head of out's record and its children's bytes
+// in it.
+func encodeHead(out *specOutput, wave int) ([]byte, [][]byte) {
 	w := recordWriters.Get().(*recordWriter)
 	w.b, w.offs = w.b[:0], w.offs[:0]
 	defer recordWriters.Put(w)
@@ -301,19 +315,33 @@ func encodeOutput(out *specOutput, wave int) ([]byte, [][]byte) {
 			w.str(s)
 		}
 	}
-	w.bytes(out.digest[:])
-	w.str(out.inventory)
-	w.piece(out.specYAML)
 	b := append([]byte(nil), w.b...)
 	pieces := make([][]byte, len(w.offs))
 	for i, off := range w.offs {
-		n := len(out.specYAML)
-		if i < len(out.children) {
-			n = len(out.children[i].YAML)
-		}
+		n := len(out.children[i].YAML)
 		pieces[i] = b[off : off+n : off+n]
 	}
 	return b, pieces
+}
+
+// encodeTail returns the tail of out's record, up to its spec's bytes
+// (the last part, written after it).
+func encodeTail(out *specOutput) []byte {
+	w := &recordWriter{}
+	w.int(len(out.order))
+	for _, j := range out.order {
+		w.int(j)
+	}
+	w.bytes(out.digest[:])
+	w.str(out.inventory)
+	w.int(len(out.specYAML))
+	return w.b
+}
+
+// encodeOutput is the whole record of out (tests).
+func encodeOutput(out *specOutput, wave int) []byte {
+	head, _ := encodeHead(out, wave)
+	return slices.Concat(head, encodeTail(out), out.specYAML)
 }
 
 var errRecord = errors.New("truncated or corrupt output record")
@@ -436,10 +464,26 @@ func decodeOutput(b []byte, spec *Item) (specOutput, int, error) {
 		lc.Adoption, lc.Reconcile, lc.Update, lc.Delete, lc.StatusHint, lc.Hook = r.str(), r.str(), r.str(), r.str(), r.str(), r.str()
 		it.lc = lifecycle{lc}
 		it.rank = kindRank(it.Key.Kind)
+		it.idx = len(out.children)
 		if it.Ref == nil {
 			r.err = errRecord
 		}
 		out.children = append(out.children, it)
+	}
+	// The order: a place of each child, each once.
+	if n := r.count(); r.err == nil && n != len(out.children) {
+		r.err = errRecord
+	}
+	seen := make([]bool, len(out.children))
+	out.order = make([]int, 0, len(out.children))
+	for range out.children {
+		j := r.int()
+		if r.err != nil || j < 0 || j >= len(seen) || seen[j] {
+			r.err = errRecord
+			break
+		}
+		seen[j] = true
+		out.order = append(out.order, j)
 	}
 	if d := r.bytes(); r.err == nil && len(d) != len(out.digest) {
 		r.err = errRecord

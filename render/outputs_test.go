@@ -191,7 +191,7 @@ func TestOutputsSpecBytesNeedOutputOrder(t *testing.T) {
 				slices.Reverse(out.children)
 				swapped++
 			}
-			recs[k], _ = encodeOutput(&out, wave)
+			recs[k] = encodeOutput(&out, wave)
 		}
 		if reversed && swapped == 0 {
 			t.Fatal("no spec with two children: the test proves nothing")

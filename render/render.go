@@ -63,6 +63,9 @@ type Item struct {
 	rank    int
 	lc      lifecycle
 	owner   string
+	// idx is a child's place among its spec's children as generated (and
+	// recorded: Outputs).
+	idx int
 	// own is the object's own apply-order, read once: an input's by
 	// checkInput, a child's after Generate (its generator's offset made
 	// absolute, or its annotation), which the wave plan shifts.
@@ -241,18 +244,12 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	})
 	writeInventories(res, outs)
 	if reuse != nil && reuse.outputs != nil {
-		// The records of the specs rendered: their objects' bytes are
-		// then the records' (Outputs.Piece), as reused specs' are.
-		parallel.Do(len(outs), func(i int) {
-			if !outs[i].keep {
-				return
+		// The records of the specs rendered.
+		for i := range outs {
+			if outs[i].keep {
+				reuse.outputs.keep(outs[i].outKey, &outs[i])
 			}
-			pieces := reuse.outputs.keep(outs[i].outKey, &outs[i], outs[i].placed)
-			for j, c := range outs[i].children {
-				c.YAML = pieces[j]
-			}
-			res.Specs[i].YAML = pieces[len(outs[i].children)]
-		})
+		}
 	}
 	return res, nil
 }
@@ -314,18 +311,21 @@ type specOutput struct {
 	warnings   []manifest.Warning
 	specLabels map[string]string
 	err        error
-	// digest, inventory and specYAML are what writeInventories gave the
-	// spec, children then in output order: its render digest, its
-	// inventory annotation and its bytes (Outputs records them; a record
-	// taken brings them back).
+	// order, digest, inventory and specYAML are what writeInventories
+	// gave the spec: its children's places as generated (idx) in output
+	// order, its render digest, its inventory annotation and its bytes
+	// (Outputs records them; a record taken brings them back).
+	order     []int
 	digest    [sha256.Size]byte
 	inventory string
 	specYAML  []byte
+	// head is the record's first part, made when the spec was generated
+	// (encodeHead): its children's bytes are slices of it.
+	head []byte
 	// recorded: the output comes from a record; outKey, when keep, is
 	// the digest it is recorded under once the spec is encoded.
 	recorded, keep bool
 	outKey         [sha256.Size]byte
-	placed         int // the wave the plan placed the spec in
 }
 
 // renderSpec generates the children of one spec, then decorates and
@@ -440,9 +440,18 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 	}
 	plan.record(i, wave, out.children)
 	out.err = errors.Join(errs...)
+	for j, it := range out.children {
+		it.idx = j
+	}
 	if kept && out.err == nil {
-		// Recorded once the spec is encoded (Render).
-		out.keep, out.outKey, out.placed = true, outKey, wave
+		// Recorded once the spec is encoded (Render); the children's
+		// bytes are the record's from now on.
+		out.keep, out.outKey = true, outKey
+		var pieces [][]byte
+		out.head, pieces = encodeHead(&out, wave)
+		for j, it := range out.children {
+			it.YAML = pieces[j]
+		}
 	}
 	return out
 }
@@ -565,8 +574,11 @@ func writeInventories(res *Result, outs []specOutput) {
 	}
 	parallel.Do(len(res.Specs), func(i int) {
 		s, out := res.Specs[i], &outs[i]
-		inOrder := slices.Equal(children[i], out.children)
-		if inOrder && out.recorded && out.specYAML != nil {
+		order := make([]int, len(children[i]))
+		for j, c := range children[i] {
+			order[j] = c.idx
+		}
+		if out.recorded && slices.Equal(order, out.order) {
 			s.Object.SetAnnotation(inventory.Inventory, out.inventory)
 			s.Object.SetAnnotation(inventory.RenderDigest, "sha256:"+hex.EncodeToString(out.digest[:]))
 			s.Written = append(s.Written, inventory.Inventory, inventory.RenderDigest)
@@ -580,7 +592,7 @@ func writeInventories(res *Result, outs []specOutput) {
 			entries[j] = inventory.Entry{Group: k.Group, Version: version, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name,
 				Hook: it.lc.Hook, PurgeOrder: it.lc.PurgeOrder}
 		}
-		out.children, out.digest = children[i], childrenDigest(children[i])
+		out.order, out.digest = order, childrenDigest(children[i])
 		out.inventory = inventory.Format(entries)
 		s.Object.SetAnnotation(inventory.Inventory, out.inventory)
 		s.Object.SetAnnotation(inventory.RenderDigest, "sha256:"+hex.EncodeToString(out.digest[:]))

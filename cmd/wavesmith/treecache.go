@@ -455,7 +455,7 @@ func refs(files map[string][]byte, o *render.Outputs) map[string]treecache.Ref {
 // storeOutputs keeps the records of this render's specs.
 func (t *treeCache) storeOutputs(o *render.Outputs) {
 	if t != nil && o != nil {
-		_ = t.c.PutOutputs(t.slot, o.Records())
+		_ = t.c.PutOutputs(t.slot, o.RecordParts())
 	}
 }
 

@@ -86,8 +86,9 @@ type outputsRead struct {
 
 // PutOutputs keeps recs as the records of slot, replacing those before:
 // chunks first (those already there are kept), then the index, then the
-// other chunks of slot are removed.
-func (c *Cache) PutOutputs(slot string, recs map[Sum][]byte) error {
+// other chunks of slot are removed. A record may come in parts, written
+// one after the other (render.Outputs.RecordParts).
+func (c *Cache) PutOutputs(slot string, recs map[Sum][][]byte) error {
 	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return err
 	}
@@ -112,11 +113,18 @@ func (c *Cache) PutOutputs(slot string, recs map[Sum][]byte) error {
 		}
 		size := 0
 		for _, k := range group {
-			if size += len(recs[k]) + 64; size > fsroot.MaxFileSize {
-				return fmt.Errorf("output record of %d bytes: too large to cache", len(recs[k]))
+			n := 0
+			for _, part := range recs[k] {
+				n += len(part)
+			}
+			if size += n + 64; size > fsroot.MaxFileSize {
+				return fmt.Errorf("output record of %d bytes: too large to cache", n)
 			}
 			putBytes(&w.buf, k[:])
-			putBytes(&w.buf, recs[k])
+			putInt(&w.buf, n)
+			for _, part := range recs[k] {
+				w.buf.Write(part)
+			}
 		}
 		return w.flush()
 	}

@@ -32,7 +32,7 @@ func TestOutputsPutGet(t *testing.T) {
 		t.Fatalf("no records: %v, want ErrMiss", err)
 	}
 	recs := records(500, "a")
-	if err := c.PutOutputs("slot", recs); err != nil {
+	if err := c.PutOutputs("slot", parts(recs)); err != nil {
 		t.Fatal(err)
 	}
 	got, err := c.GetOutputs("slot")
@@ -52,7 +52,7 @@ func TestOutputsPutGet(t *testing.T) {
 		break
 	}
 	recs[sha256.Sum256([]byte("changed"))] = []byte("changed record")
-	if err := c.PutOutputs("slot", recs); err != nil {
+	if err := c.PutOutputs("slot", parts(recs)); err != nil {
 		t.Fatal(err)
 	}
 	after := chunkTimes(t, c.dir)
@@ -120,7 +120,7 @@ func TestOutputsHostile(t *testing.T) {
 				t.Fatal(err)
 			}
 			recs := records(100, "b")
-			if err := c.PutOutputs("slot", recs); err != nil {
+			if err := c.PutOutputs("slot", parts(recs)); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := c.GetOutputs("slot"); err != nil {
@@ -130,7 +130,7 @@ func TestOutputsHostile(t *testing.T) {
 			if _, err := c.GetOutputs("slot"); !errors.Is(err, ErrMiss) {
 				t.Fatalf("spoiled: %v, want ErrMiss", err)
 			}
-			if err := c.PutOutputs("slot", recs); err != nil {
+			if err := c.PutOutputs("slot", parts(recs)); err != nil {
 				t.Fatal(err)
 			}
 			if got, err := c.GetOutputs("slot"); err != nil || !cmp.Equal(recs, got) {
@@ -148,7 +148,7 @@ func TestOutputsPutKeepsChunksRead(t *testing.T) {
 	dir := t.TempDir()
 	recs := records(500, "a")
 	c, _ := Open(dir)
-	if err := c.PutOutputs("slot", recs); err != nil {
+	if err := c.PutOutputs("slot", parts(recs)); err != nil {
 		t.Fatal(err)
 	}
 	all := c.encoded
@@ -163,7 +163,7 @@ func TestOutputsPutKeepsChunksRead(t *testing.T) {
 	next[sha256.Sum256([]byte("changed"))] = []byte("changed record")
 	for _, read := range []bool{true, false} {
 		c, _ := Open(dir)
-		if err := c.PutOutputs("slot", recs); err != nil {
+		if err := c.PutOutputs("slot", parts(recs)); err != nil {
 			t.Fatal(err)
 		}
 		c, _ = Open(dir)
@@ -173,7 +173,7 @@ func TestOutputsPutKeepsChunksRead(t *testing.T) {
 			}
 		}
 		c.encoded = 0
-		if err := c.PutOutputs("slot", next); err != nil {
+		if err := c.PutOutputs("slot", parts(next)); err != nil {
 			t.Fatal(err)
 		}
 		if want := map[bool]int{true: 2, false: all}[read]; c.encoded > want || !read && c.encoded != want {
@@ -183,4 +183,14 @@ func TestOutputsPutKeepsChunksRead(t *testing.T) {
 			t.Errorf("read %v: %v, records differ: %v", read, err, !cmp.Equal(next, got))
 		}
 	}
+}
+
+// parts gives each record in two parts, as a render's come
+// (render.Outputs.RecordParts): they are written as one.
+func parts(recs map[Sum][]byte) map[Sum][][]byte {
+	out := make(map[Sum][][]byte, len(recs))
+	for k, b := range recs {
+		out[k] = [][]byte{b[:len(b)/2], b[len(b)/2:]}
+	}
+	return out
 }
