@@ -146,8 +146,7 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 		return resolve(r)
 	})
 	objs, res, err := f.renderRead(ctx, c, s, in, start, outputs)
-	close(rendered)
-	known := last()
+	close(rendered) // last() is waited for once the tree's files are made
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +173,7 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 	if err != nil {
 		return nil, err
 	}
-	t := &tree{files: files, objects: len(res.Items), specs: len(res.Specs), release: release, store: func(*outtree.Index) {}, known: known, count: len(files)}
+	t := &tree{files: files, objects: len(res.Items), specs: len(res.Specs), release: release, store: func(*outtree.Index) {}, known: last(), count: len(files)}
 	if tc == nil || tmplsandbox.NondeterministicCalls() != calls || in.Changed() {
 		return t, nil
 	}
