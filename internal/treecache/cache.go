@@ -392,7 +392,7 @@ func (c *Cache) Put(slot string, e *Entry) error {
 	for p := range e.Files {
 		paths = append(paths, p)
 	}
-	sort.Strings(paths)
+	slices.Sort(paths)
 	w := c.chunks(func(s Sum) string { return c.chunk(slot, s) })
 	// The chunks the entry last read of slot had, by their first path.
 	prev := c.read[slot]
@@ -408,7 +408,11 @@ func (c *Cache) Put(slot string, e *Entry) error {
 			return Sum{}, false
 		}
 		for _, p := range group {
-			if e.Refs[p] != prev.refs[p] || !bytes.Equal(e.Files[p], prev.files[p]) {
+			// A reference names its bytes: the same reference, the
+			// same bytes.
+			r, ref := e.Refs[p]
+			was, wasRef := prev.refs[p]
+			if ref != wasRef || ref && r != was || !ref && !bytes.Equal(e.Files[p], prev.files[p]) {
 				return Sum{}, false
 			}
 		}
