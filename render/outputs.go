@@ -431,6 +431,13 @@ func (r *recordReader) ref() *manifest.Ref {
 	return &manifest.Ref{APIVersion: r.str(), Kind: r.str(), Namespace: r.str(), Name: r.str()}
 }
 
+// decodedChild is what a child decoded from a record takes.
+type decodedChild struct {
+	item   Item
+	object manifest.Object
+	ref    manifest.Ref
+}
+
 // decodeOutput reads a record into the output of spec, or fails.
 func decodeOutput(b []byte, spec *Item) (specOutput, int, error) {
 	r := &recordReader{b: b}
@@ -449,11 +456,24 @@ func decodeOutput(b []byte, spec *Item) (specOutput, int, error) {
 	n := r.count()
 	out.children = make([]*Item, 0, n)
 	owner := spec.Object.Name()
+	// A child's item, object and reference are allocated together, in
+	// blocks of a few (never more than the record can hold).
+	var block []decodedChild
 	for ; n > 0 && r.err == nil; n-- {
-		it := &Item{Role: Child, Spec: spec.Spec, YAML: r.bytes(), owner: owner}
+		if len(block) == 0 {
+			block = make([]decodedChild, min(n, 16))
+		}
+		d := &block[0]
+		block = block[1:]
+		it := &d.item
+		*it = Item{Role: Child, Spec: spec.Spec, YAML: r.bytes(), owner: owner}
 		it.Key = manifest.Key{Group: r.str(), Kind: r.str(), Namespace: r.str(), Name: r.str()}
-		it.Ref = r.ref()
-		it.Object = &manifest.Object{Source: manifest.Source{File: r.str(), Index: r.int(), Line: r.int()}}
+		if r.bool() {
+			d.ref = manifest.Ref{APIVersion: r.str(), Kind: r.str(), Namespace: r.str(), Name: r.str()}
+			it.Ref = &d.ref
+		}
+		d.object = manifest.Object{Source: manifest.Source{File: r.str(), Index: r.int(), Line: r.int()}}
+		it.Object = &d.object
 		it.defines = r.str()
 		it.Wave = r.int()
 		lc := gitops.Lifecycle{ApplyOrder: r.int(), DeleteOrder: r.int()}
@@ -474,7 +494,13 @@ func decodeOutput(b []byte, spec *Item) (specOutput, int, error) {
 	if n := r.count(); r.err == nil && n != len(out.children) {
 		r.err = errRecord
 	}
-	seen := make([]bool, len(out.children))
+	var small [64]bool
+	var seen []bool
+	if n := len(out.children); n > len(small) {
+		seen = make([]bool, n)
+	} else {
+		seen = small[:n]
+	}
 	out.order = make([]int, 0, len(out.children))
 	for range out.children {
 		j := r.int()
