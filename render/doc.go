@@ -14,8 +14,10 @@
 // hashes, under the root, the files specs read, and generates a spec only
 // when no render sharing the Memo generated the same inputs before. With
 // Options.Outputs (outputs.go) it takes a spec's whole output (children
-// decorated and encoded) from the record an earlier render, of the same
-// process or not, made under the same digest.
+// decorated and encoded, and the spec's own bytes when its children keep
+// their order) from the record an earlier render, of the same process or
+// not, made under the same digest; the objects' bytes are then the
+// records' (Outputs.Piece), which a cache can name instead of copying.
 //
 // Objects are plain maps (package manifest); encoding is deterministic, so
 // the same input gives byte-identical output whatever the map order or
