@@ -43,7 +43,11 @@ var (
 // (render.Versioned): v1alpha1, the operator's.
 func (g *Generator) Versions() []string { return []string{v1alpha1.Version} }
 
-// Generate implements generators.Generator.
+// Generate implements generators.Generator. The children it returns
+// share their constant parts below metadata (ports, env, probes,
+// resources, security contexts) with the children of every other Kaoto:
+// read them, or copy a child (manifest.Object.DeepCopy) before changing
+// anything but its metadata.
 func (g *Generator) Generate(_ context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
 	k, ok := opts.Checked.(*v1alpha1.Kaoto)
 	if !ok {
