@@ -33,7 +33,7 @@ func (x *Encoder) Encode(buf *bytes.Buffer, m map[string]any) {
 	// Buffer's methods do not.
 	x.e.out.b, x.e.depth = buf.AvailableBuffer(), 0
 	x.e.buf = &x.e.out
-	x.e.mapping(m, 0, "")
+	x.e.mapping(m, 0, "", x.e.orders[""])
 	buf.Write(x.e.out.b)
 	x.e.out.b, x.e.buf = nil, nil
 }
@@ -75,9 +75,6 @@ type encoder struct {
 type entry struct {
 	k string
 	v any
-	// keyForm is how k is written when known: keyPlain or keyQuoted
-	// (remembered with its key set), or 0: to be decided.
-	keyForm uint8
 }
 
 const (
@@ -97,33 +94,39 @@ func (e *encoder) indent(n int) {
 
 // mapping writes the entries of m; the first entry is written at the
 // current position (the caller wrote its indentation), the others at
-// indent. under is the key the mapping is the value (or an item) of.
-func (e *encoder) mapping(m map[string]any, indent int, under string) {
+// indent. under is the key the mapping is the value (or an item) of, o
+// the key sets remembered under it (nil when none).
+func (e *encoder) mapping(m map[string]any, indent int, under string, o *orders) {
 	if len(m) == 0 {
 		e.buf.WriteString("{}\n")
+		return
+	}
+	if o != nil && e.knownOrder(m, indent, o) {
 		return
 	}
 	if e.depth == len(e.entries) {
 		e.entries = append(e.entries, make([]entry, 0, 16))
 	}
-	entries, ok := e.knownOrder(e.entries[e.depth][:0], m, under)
-	if !ok {
-		entries = sortedEntriesInto(e.entries[e.depth][:0], m)
-		e.remember(under, entries)
-	}
+	entries := sortedEntriesInto(e.entries[e.depth][:0], m)
+	e.remember(under, entries)
 	e.entries[e.depth] = entries
 	e.depth++
 	for i, en := range entries {
 		if i > 0 {
 			e.indent(indent)
 		}
-		if en.keyForm == keyPlain || en.keyForm == 0 && isPlainSafe(en.k) {
+		if isPlainSafe(en.k) {
 			e.buf.WriteString(en.k)
 		} else {
 			e.quoted(en.k)
 		}
 		e.buf.writeByte(':')
-		e.valueAfterKey(en.k, en.v, indent)
+		var child *orders
+		switch en.v.(type) {
+		case map[string]any, []any:
+			child = e.orders[en.k]
+		}
+		e.valueAfterKey(en.k, en.v, indent, child)
 	}
 	clear(entries) // keep no value alive through the scratch space
 	e.depth--
@@ -142,32 +145,52 @@ type orders struct {
 type knownKey struct {
 	k    string
 	form uint8 // keyPlain or keyQuoted
+	// child is e.orders[k] once it exists: a value under k that is a
+	// mapping or a sequence finds its key sets without a lookup.
+	child *orders
 }
 
-// knownOrder appends the entries of m to s in key order when m's keys
-// are exactly one of the sets remembered under the key under: as many
-// keys, each of them present (keys are distinct).
-func (e *encoder) knownOrder(s []entry, m map[string]any, under string) ([]entry, bool) {
-	o := e.orders[under]
-	if o == nil {
-		return s, false
-	}
+// knownOrder writes m in the order of one of the key sets of o when m's
+// keys are exactly that set (as many keys, each of them present: keys
+// are distinct), and reports whether it did. Each key is looked up as it
+// is written; a key missing from m takes back what was written of m (the
+// encoder only appends) and tries the next set.
+func (e *encoder) knownOrder(m map[string]any, indent int, o *orders) bool {
+	start := len(e.buf.b)
 sets:
 	for _, set := range o.sets {
 		if len(set) != len(m) {
 			continue
 		}
-		s = s[:0]
-		for _, k := range set {
-			v, ok := m[k.k]
+		for i := range set {
+			kk := &set[i]
+			v, ok := m[kk.k]
 			if !ok {
+				e.buf.b = e.buf.b[:start]
 				continue sets
 			}
-			s = append(s, entry{k.k, v, k.form})
+			if i > 0 {
+				e.indent(indent)
+			}
+			if kk.form == keyPlain {
+				e.buf.WriteString(kk.k)
+			} else {
+				e.quoted(kk.k)
+			}
+			e.buf.writeByte(':')
+			var child *orders
+			switch v.(type) {
+			case map[string]any, []any:
+				if kk.child == nil {
+					kk.child = e.orders[kk.k]
+				}
+				child = kk.child
+			}
+			e.valueAfterKey(kk.k, v, indent, child)
 		}
-		return s, true
+		return true
 	}
-	return s[:0], false
+	return false
 }
 
 // remember records the keys of entries, sorted, as a set under the key
@@ -189,7 +212,7 @@ func (e *encoder) remember(under string, entries []entry) {
 	}
 	set := make([]knownKey, len(entries))
 	for i, en := range entries {
-		set[i] = knownKey{en.k, keyQuoted}
+		set[i] = knownKey{k: en.k, form: keyQuoted}
 		if isPlainSafe(en.k) {
 			set[i].form = keyPlain
 		}
@@ -218,8 +241,9 @@ func sortedEntriesInto(s []entry, m map[string]any) []entry {
 	return s
 }
 
-// valueAfterKey writes the value of a mapping entry whose key is written.
-func (e *encoder) valueAfterKey(key string, v any, indent int) {
+// valueAfterKey writes the value of a mapping entry whose key is written;
+// o holds the key sets remembered under key.
+func (e *encoder) valueAfterKey(key string, v any, indent int, o *orders) {
 	switch t := v.(type) {
 	case map[string]any:
 		if len(t) == 0 {
@@ -228,41 +252,44 @@ func (e *encoder) valueAfterKey(key string, v any, indent int) {
 		}
 		e.buf.writeByte('\n')
 		e.indent(indent + 2)
-		e.mapping(t, indent+2, key)
+		e.mapping(t, indent+2, key, o)
 	case []any:
 		if len(t) == 0 {
 			e.buf.WriteString(" []\n")
 			return
 		}
 		e.buf.writeByte('\n')
-		e.sequence(t, indent, key)
+		e.sequence(t, indent, key, o)
 	default:
 		e.buf.writeByte(' ')
 		e.scalar(v, indent)
 	}
 }
 
-func (e *encoder) sequence(s []any, indent int, key string) {
+func (e *encoder) sequence(s []any, indent int, key string, o *orders) {
 	for _, v := range s {
 		e.indent(indent)
 		e.buf.WriteString("- ")
 		switch t := v.(type) {
 		case map[string]any:
-			e.mapping(t, indent+2, key)
+			e.mapping(t, indent+2, key, o)
+			if o == nil {
+				o = e.orders[key] // the first item may have made them
+			}
 		case []any:
 			if len(t) == 0 {
 				e.buf.WriteString("[]\n")
 				continue
 			}
 			// A nested sequence starts on the dash's line.
-			e.nestedSequence(t, indent+2, key)
+			e.nestedSequence(t, indent+2, key, o)
 		default:
 			e.scalar(v, indent+2)
 		}
 	}
 }
 
-func (e *encoder) nestedSequence(s []any, indent int, key string) {
+func (e *encoder) nestedSequence(s []any, indent int, key string, o *orders) {
 	for i, v := range s {
 		if i > 0 {
 			e.indent(indent)
@@ -270,13 +297,16 @@ func (e *encoder) nestedSequence(s []any, indent int, key string) {
 		e.buf.WriteString("- ")
 		switch t := v.(type) {
 		case map[string]any:
-			e.mapping(t, indent+2, key)
+			e.mapping(t, indent+2, key, o)
+			if o == nil {
+				o = e.orders[key]
+			}
 		case []any:
 			if len(t) == 0 {
 				e.buf.WriteString("[]\n")
 				continue
 			}
-			e.nestedSequence(t, indent+2, key)
+			e.nestedSequence(t, indent+2, key, o)
 		default:
 			e.scalar(v, indent+2)
 		}

@@ -163,9 +163,10 @@ func TestYAMLWord(t *testing.T) {
 }
 
 // TestEncoderRemembersShapes: an Encoder reused over mappings of changing
-// key sets under the same keys (as many keys, one of them different; a
-// set it remembers plus one key; more shapes than it remembers; a
-// sequence of items) writes each exactly as a fresh one does.
+// key sets under the same keys (as many keys, one of them different,
+// after nested values; a set it remembers plus one key; more shapes than
+// it remembers; a sequence of items) writes each exactly as a fresh one
+// does.
 func TestEncoderRemembersShapes(t *testing.T) {
 	shapes := []map[string]any{
 		{"spec": map[string]any{"a": "1x", "b": "2x"}},
@@ -180,6 +181,11 @@ func TestEncoderRemembersShapes(t *testing.T) {
 		{"spec": []any{map[string]any{"a": "1", "b": "2"}, map[string]any{"b": "2", "z": "3"}}},
 		{"other": map[string]any{"a": "1", "b": "2"}, "spec": map[string]any{"b": "2", "zz": "3"}},
 		{"quoted": map[string]any{"n": "x", "on": "y", "a b": "z", "#c": "w"}},
+		// A known set whose first keys match, nested values written, then
+		// a key missing: what was written is taken back.
+		{"spec": map[string]any{"a": map[string]any{"x": "1", "y": []any{map[string]any{"k": "v"}}}, "b": "2"}},
+		{"spec": map[string]any{"a": map[string]any{"x": "1", "y": []any{map[string]any{"k": "w", "n": "m"}}}, "c": "3"}},
+		{"spec": map[string]any{"a": map[string]any{"x": "1", "z": "2"}, "b": map[string]any{"x": "1"}}},
 	}
 	var reused Encoder
 	for round := 0; round < 3; round++ {
