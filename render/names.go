@@ -23,12 +23,17 @@ var ErrAPIRules = errors.New("refused by the API server's rules")
 // rules (apimachinery's validation): metadata.name per kind, the
 // namespace, and, where the object's map is still at hand, label keys
 // and values and annotation keys and total size after decoration. Each
-// error names the file, the object and the field.
+// error names the file, the object and the field. A generated child's
+// kind, name and namespace were checked with its metadata before it was
+// decorated (checkMetadata, or when the record it was taken from was
+// made), and decoration changes none of them: they are not checked again.
 func validateNames(items []*Item) error {
 	var errs []error
 	for _, it := range items {
-		for _, v := range nameViolations(it.Key) {
-			errs = append(errs, it.fieldError(v.field, apiError(v.msgs)))
+		if it.Role != Child {
+			for _, v := range nameViolations(it.Key) {
+				errs = append(errs, it.fieldError(v.field, apiError(v.msgs)))
+			}
 		}
 		if it.Object.Map == nil {
 			continue // a discarded child: checkMetadata saw its map
