@@ -725,6 +725,9 @@ func (w *walker) walk(dir string) (files, candidates []input, err error) {
 		}
 		stack = append(stack, fi)
 		defer func() { stack = stack[:len(stack)-1] }()
+		// Listed through the folder opened in the root: os lstats each
+		// entry relative to it as it lists it (never by path), so an
+		// entry's Info is that lstat, no second system call.
 		entries, err := fs.ReadDir(d.FS(), ".")
 		if err != nil {
 			return &manifest.Error{File: dir, Err: err}
@@ -759,7 +762,7 @@ func (w *walker) walk(dir string) (files, candidates []input, err error) {
 				// if a Component renders the chart): never dropped.
 				for _, e := range entries {
 					if mode := e.Type(); mode.IsRegular() && !skipFile(e.Name()) && !strings.HasPrefix(e.Name(), ".") {
-						fi, err := d.Lstat(e.Name())
+						fi, err := e.Info()
 						if err != nil {
 							return &manifest.Error{File: filepath.Join(dir, e.Name()), Err: err}
 						}
@@ -816,7 +819,7 @@ func (w *walker) walk(dir string) (files, candidates []input, err error) {
 			key := filepath.Join(real, name)
 			if fi != nil {
 				key = resolved(p)
-			} else if fi, err = d.Lstat(name); err != nil {
+			} else if fi, err = e.Info(); err != nil {
 				return &manifest.Error{File: p, Err: err}
 			}
 			files = append(files, input{path: p, size: fi.Size(), key: key})
