@@ -130,7 +130,7 @@ func metadataViolations(o *manifest.Object) []violation {
 // annotations (keys, values, the annotations' total size).
 func okMetadata(o *manifest.Object) bool {
 	for k, v := range o.Labels() {
-		if s, ok := v.(string); ok && (!okLabelKey(k) || !okLabelValue(s)) {
+		if s, ok := v.(string); ok && (!ownKey(k) && !okLabelKey(k) || !okLabelValue(s)) {
 			return false
 		}
 	}
@@ -140,7 +140,7 @@ func okMetadata(o *manifest.Object) bool {
 		if !ok {
 			continue
 		}
-		if !okAnnotationKey(k) {
+		if !ownKey(k) && !okAnnotationKey(k) {
 			return false
 		}
 		size += len(k) + len(s)
