@@ -377,8 +377,7 @@ func (e *encoder) literal(s string, indent int) {
 	default:
 		e.buf.WriteString("|+")
 	}
-	lines := strings.Split(body, "\n")
-	for _, l := range lines {
+	for l := range strings.SplitSeq(body, "\n") {
 		e.buf.writeByte('\n')
 		if l != "" {
 			e.indent(indent + 2)
@@ -409,7 +408,7 @@ func literalSafe(s string) bool {
 	}
 	// Trailing spaces on a line are kept by a block scalar, but a line of
 	// only spaces before a more-indented line is not: be strict.
-	for _, l := range strings.Split(s, "\n") {
+	for l := range strings.SplitSeq(s, "\n") {
 		if strings.TrimRight(l, " ") != l {
 			return false
 		}
