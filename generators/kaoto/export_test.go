@@ -4,7 +4,14 @@ package kaoto
 // same parts built anew, by name: TestSharedPartsStayUnchanged compares
 // them after rendering.
 func SharedParts() (inUse, fresh map[string]any) {
-	return shared.byName(), newParts().byName()
+	inUse, fresh = shared.byName(), newParts().byName()
+	inUse["specLabels"] = specLabels
+	fresh["specLabels"] = map[string]string{
+		"app.kubernetes.io/name":      appName,
+		"app.kubernetes.io/component": componentName,
+		"app.kubernetes.io/part-of":   appName,
+	}
+	return inUse, fresh
 }
 
 func (p parts) byName() map[string]any {
