@@ -282,7 +282,7 @@ func routeViolations(o *manifest.Object) []violation {
 	spec, _ := o.Map["spec"].(map[string]any)
 	if host, ok := spec["host"].(string); ok && host != "" {
 		msgs := hostViolations(host)
-		for _, label := range strings.Split(host, ".") {
+		for label := range strings.SplitSeq(host, ".") {
 			if len(label) > validation.DNS1123LabelMaxLength {
 				msgs = append(msgs, fmt.Sprintf("label %q is longer than %d characters", label, validation.DNS1123LabelMaxLength))
 			}
