@@ -460,9 +460,11 @@ func (e *encoder) quoted(s string) {
 // isPlainSafe reports whether s can be written unquoted and be read back as
 // the same string by YAML 1.1 and YAML 1.2 readers.
 func isPlainSafe(s string) bool {
-	if simplePlain(s) {
-		return true
-	}
+	return simplePlain(s) || plainSafe(s)
+}
+
+// plainSafe is isPlainSafe without its fast path.
+func plainSafe(s string) bool {
 	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
 		return false
 	}
@@ -506,8 +508,11 @@ func isPlainSafe(s string) bool {
 	return !resolvesToNonString(s)
 }
 
-// simplePlain is the fast path of isPlainSafe: a letter, then letters,
-// digits and ./_-, and not one of YAML's boolean or null words.
+// simplePlain is the fast path of isPlainSafe: a letter or "/", then
+// printable ASCII but spaces, not ending in ":", and not one of YAML's
+// boolean or null words. Without a space, neither ": " nor " #" can occur,
+// and a string starting so is no number or timestamp: plainSafe takes
+// every such string (TestSimplePlainAgrees).
 func simplePlain(s string) bool {
 	if s == "" {
 		return false
@@ -519,6 +524,9 @@ func simplePlain(s string) bool {
 		if plainChars[s[i]]&plainNext == 0 {
 			return false
 		}
+	}
+	if s[len(s)-1] == ':' {
+		return false
 	}
 	if len(s) <= 5 {
 		switch s[0] | 0x20 {
@@ -578,14 +586,12 @@ func yamlWordLower(s string) bool {
 }
 
 // plainChars classifies the bytes simplePlain takes: plainFirst first (a
-// letter or /), plainNext after (letters, digits and ./_-).
+// letter or /), plainNext after (printable ASCII but the space).
 var plainChars = func() (t [256]uint8) {
-	for c := 0; c < 256; c++ {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '/':
-			t[c] = plainFirst | plainNext
-		case c >= '0' && c <= '9', c == '.', c == '_', c == '-':
-			t[c] = plainNext
+	for c := 0x21; c < 0x7f; c++ {
+		t[c] = plainNext
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '/' {
+			t[c] |= plainFirst
 		}
 	}
 	return t

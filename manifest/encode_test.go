@@ -199,3 +199,32 @@ func TestEncoderRemembersShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestSimplePlainAgrees: every string isPlainSafe's fast path takes, the
+// full check takes too (all strings of up to four characters over the
+// characters that matter to YAML, and longer ones built from them).
+func TestSimplePlainAgrees(t *testing.T) {
+	const alphabet = "aoyYnNtTfF/0.:#,-=<~[{}]&*!|>'\"%@`?$ \t"
+	var gen func(prefix string, n int)
+	checked := 0
+	gen = func(prefix string, n int) {
+		for _, s := range []string{prefix, prefix + "xxxxxx", "yes" + prefix, "on" + prefix + ":"} {
+			if simplePlain(s) {
+				checked++
+				if !plainSafe(s) {
+					t.Errorf("simplePlain(%q) is true, the full check false", s)
+				}
+			}
+		}
+		if n == 0 {
+			return
+		}
+		for i := 0; i < len(alphabet); i++ {
+			gen(prefix+alphabet[i:i+1], n-1)
+		}
+	}
+	gen("", 4)
+	if checked < 1000 {
+		t.Errorf("simplePlain took %d strings: the test no longer covers it", checked)
+	}
+}
