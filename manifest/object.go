@@ -90,7 +90,16 @@ func (o *Object) SetNamespace(ns string) { o.meta(true)["namespace"] = ns }
 
 // Key returns the object's identity.
 func (o *Object) Key() Key {
-	return Key{Group: o.Group(), Kind: o.Kind(), Namespace: o.Namespace(), Name: o.Name()}
+	name, ns := o.nameAndNamespace()
+	return Key{Group: o.Group(), Kind: o.Kind(), Namespace: ns, Name: name}
+}
+
+// nameAndNamespace returns Name() and Namespace(), reading metadata once.
+func (o *Object) nameAndNamespace() (name, namespace string) {
+	m := o.meta(false)
+	name, _ = m["name"].(string)
+	namespace, _ = m["namespace"].(string)
+	return name, namespace
 }
 
 func (o *Object) metaString(field string) string {
