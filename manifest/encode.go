@@ -520,7 +520,14 @@ func simplePlain(s string) bool {
 	if plainChars[s[0]]&plainFirst == 0 {
 		return false
 	}
-	for i := 1; i < len(s); i++ {
+	i := 1
+	for ; i+8 <= len(s); i += 8 {
+		if !printableWord(uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56) {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if plainChars[s[i]]&plainNext == 0 {
 			return false
 		}
@@ -535,6 +542,17 @@ func simplePlain(s string) bool {
 		}
 	}
 	return true
+}
+
+// printableWord reports whether each byte of w is printable ASCII but
+// the space (0x21 to 0x7e, plainNext), eight at a time: a byte below
+// 0x21 borrows into its top bit when 0x21 is taken from it, a byte above
+// 0x7e carries into it when 1 is added (or has it already).
+func printableWord(w uint64) bool {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	below := (w - ones*0x21) &^ w & tops
+	above := (w + ones*(0x7f-0x7e) | w) & tops
+	return below|above == 0
 }
 
 // yamlWords are the plain scalars YAML 1.1 or 1.2 reads as a bool, a null

@@ -228,3 +228,44 @@ func TestSimplePlainAgrees(t *testing.T) {
 		t.Errorf("simplePlain took %d strings: the test no longer covers it", checked)
 	}
 }
+
+// TestPrintableWord: the eight-byte check agrees with plainChars on words
+// of every byte value in every position, and on random words.
+func TestPrintableWord(t *testing.T) {
+	byByte := func(b [8]byte) bool {
+		for _, c := range b {
+			if plainChars[c]&plainNext == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	word := func(b [8]byte) uint64 {
+		var w uint64
+		for i := 7; i >= 0; i-- {
+			w = w<<8 | uint64(b[i])
+		}
+		return w
+	}
+	check := func(b [8]byte) {
+		if got, want := printableWord(word(b)), byByte(b); got != want {
+			t.Errorf("printableWord(% x) = %v, want %v", b, got, want)
+		}
+	}
+	base := [8]byte{'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'}
+	for pos := 0; pos < 8; pos++ {
+		for c := 0; c < 256; c++ {
+			b := base
+			b[pos] = byte(c)
+			check(b)
+		}
+	}
+	r := rand.New(rand.NewSource(2))
+	for i := 0; i < 100000; i++ {
+		var b [8]byte
+		for j := range b {
+			b[j] = byte(0x18 + r.Intn(0x70)) // around both edges
+		}
+		check(b)
+	}
+}
