@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -171,6 +172,11 @@ func ReadInputs(ctx context.Context, root string, reg generators.Registry, paths
 			}
 			pathErrs = append(pathErrs, err)
 			continue
+		}
+		if len(seen) == 0 && len(found) > 0 {
+			// Sized once for a large folder: not grown file by file.
+			seen = make(map[string]bool, len(found)+len(candidates))
+			inputs = slices.Grow(inputs, len(found)+len(candidates))
 		}
 		for _, f := range found {
 			add(f)
