@@ -129,13 +129,16 @@ func metadataViolations(o *manifest.Object) []violation {
 // okMetadata reports whether apimachinery's rules accept o's labels and
 // annotations (keys, values, the annotations' total size).
 func okMetadata(o *manifest.Object) bool {
-	for k, v := range o.Labels() {
+	meta, _ := o.Map["metadata"].(map[string]any) // read once: o.Labels(), o.Annotations()
+	labels, _ := meta["labels"].(map[string]any)
+	annotations, _ := meta["annotations"].(map[string]any)
+	for k, v := range labels {
 		if s, ok := v.(string); ok && (!ownKey(k) && !okLabelKey(k) || !okLabelValue(s)) {
 			return false
 		}
 	}
 	size := 0
-	for k, v := range o.Annotations() {
+	for k, v := range annotations {
 		s, ok := v.(string)
 		if !ok {
 			continue
