@@ -136,8 +136,11 @@ func (e *encoder) mapping(m map[string]any, indent int, under string, o *orders)
 // key: a render writes the same shapes again and again, and a mapping
 // whose keys are exactly a known set is written in that set's order
 // with a lookup per key, without iterating over the map and sorting.
+// Eight: a Kaoto alone writes six shapes under "spec" (its own, with and
+// without ingress, and its children's: Service, Ingress, Deployment,
+// pod), which four sets, replaced in turn, missed every time.
 type orders struct {
-	sets [4][]knownKey
+	sets [8][]knownKey
 	next int // the set a new one replaces
 }
 

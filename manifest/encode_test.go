@@ -186,6 +186,10 @@ func TestEncoderRemembersShapes(t *testing.T) {
 		{"spec": map[string]any{"a": map[string]any{"x": "1", "y": []any{map[string]any{"k": "v"}}}, "b": "2"}},
 		{"spec": map[string]any{"a": map[string]any{"x": "1", "y": []any{map[string]any{"k": "w", "n": "m"}}}, "c": "3"}},
 		{"spec": map[string]any{"a": map[string]any{"x": "1", "z": "2"}, "b": map[string]any{"x": "1"}}},
+		// More shapes under spec than the encoder remembers.
+		{"spec": map[string]any{"j": "x", "k": "y"}},
+		{"spec": map[string]any{"l": "x", "m": "y"}},
+		{"spec": map[string]any{"n": "x", "o": "y", "p": "z"}},
 	}
 	var reused Encoder
 	for round := 0; round < 3; round++ {
