@@ -588,10 +588,10 @@ func yamlWord(s string) bool {
 		}
 		lower[i] = c
 	}
-	for _, w := range yamlWords {
-		if w == string(lower[:len(s)]) {
-			return true
-		}
+	switch string(lower[:len(s)]) { // yamlWords, TestYAMLWord
+	case "y", "yes", "n", "no", "true", "false", "on", "off", "null", "~",
+		".inf", "-.inf", "+.inf", ".nan", "=", "<<":
+		return true
 	}
 	return false
 }

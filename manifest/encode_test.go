@@ -157,6 +157,11 @@ func TestYAMLWord(t *testing.T) {
 			t.Errorf("yamlWord(%q) = %v, want %v", s, got, want)
 		}
 	}
+	for _, w := range yamlWords {
+		if !yamlWord(w) || !yamlWord(strings.ToUpper(w)) {
+			t.Errorf("yamlWord(%q) or its upper case is false", w)
+		}
+	}
 	if !yamlWord("-.\u0130nf") {
 		t.Error(`"-.\u0130nf" lower-cases to "-.inf"`)
 	}
