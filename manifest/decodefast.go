@@ -31,17 +31,16 @@ func decodeSimple(file string, data []byte, budget *Budget) (objs []*Object, ok 
 		pathStart int // the mapping's path in paths; empty for the root
 		pathEnd   int
 	}
-	type field struct{ start, end, line int }
 	// Sized once from the number of lines: a field per line at most, its
 	// path at most the line's length times the depth (64 at most).
 	lines := bytes.Count(data, []byte{'\n'}) + 1
 	var stackBuf [8]level
 	stack := stackBuf[:0]
 	paths := make([]byte, 0, 2*len(data))
-	fields := make([]field, 0, lines)
+	fields := make([]fieldLine, 0, lines)
 	nodes, size := 1, 0 // the root mapping
 	open := ""          // the key whose nested mapping the next line starts
-	var openField field
+	var openField fieldLine
 	rootLine := 0
 	line := 0
 	for len(text) > 0 {
@@ -100,7 +99,7 @@ func decodeSimple(file string, data []byte, budget *Budget) (objs []*Object, ok 
 		if _, dup := top.m[key]; dup {
 			return nil, false
 		}
-		f := field{start: len(paths), line: line}
+		f := fieldLine{start: len(paths), line: line}
 		if top.pathEnd > top.pathStart {
 			paths = append(paths, paths[top.pathStart:top.pathEnd]...)
 			paths = append(paths, '.')
@@ -123,12 +122,18 @@ func decodeSimple(file string, data []byte, budget *Budget) (objs []*Object, ok 
 	if budget != nil && budget.left.Load()-int64(size) < 0 {
 		return nil, false
 	}
+	obj := &Object{Map: stack[0].m, Source: Source{File: file, Line: rootLine}}
 	all := string(paths)
-	pos := make(map[string]int, len(fields))
-	for _, f := range fields {
-		pos[all[f.start:f.end]] = f.line
+	if len(fields) <= maxFieldLines {
+		// A spec's few fields: a list searched on an error, rather than a
+		// map built for every file.
+		obj.lines = &fieldLines{paths: all, fields: fields}
+	} else {
+		obj.pos = make(map[string]int, len(fields))
+		for _, f := range fields {
+			obj.pos[all[f.start:f.end]] = f.line
+		}
 	}
-	obj := &Object{Map: stack[0].m, Source: Source{File: file, Line: rootLine}, pos: pos}
 	out, err := expandList(obj)
 	if err != nil {
 		return nil, false
@@ -138,6 +143,11 @@ func decodeSimple(file string, data []byte, budget *Budget) (objs []*Object, ok 
 	}
 	return out, true
 }
+
+// maxFieldLines is the most fields an object decoded by decodeSimple
+// keeps the lines of as a list (Object.lines), searched field by field;
+// more go into a map.
+const maxFieldLines = 32
 
 // plainKey: a letter, then letters, digits and . _ / -; not a word YAML
 // reads as anything but that string.

@@ -3,6 +3,7 @@ package manifest
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -44,6 +45,17 @@ var simpleCases = []string{
 	"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n    a: b\ndata:\n  c: d\n",
 	"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  labels:\n      a: b\n    c: d\n",
 	"a:\n b:\n  c:\n   d: e\n",
+	// More fields than decodeSimple keeps as a list (maxFieldLines): a map.
+	"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n" + manyFields(40),
+}
+
+// manyFields returns n lines "  kN: vN".
+func manyFields(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString("  k" + strconv.Itoa(i) + ": v" + strconv.Itoa(i) + "\n")
+	}
+	return b.String()
 }
 
 // TestDecodeSimpleAgrees: whatever decodeSimple accepts, the full decoder
@@ -95,15 +107,38 @@ func checkSimpleAgrees(t *testing.T, name string, data []byte) bool {
 		Pos    map[string]int
 		Fixes  int
 	}
+	// The lines of the fields, from the map or from decodeSimple's list.
+	positions := func(o *Object) map[string]int {
+		if o.lines == nil {
+			return o.pos
+		}
+		m := map[string]int{}
+		for _, f := range o.lines.fields {
+			m[o.lines.paths[f.start:f.end]] = f.line
+		}
+		return m
+	}
 	views := func(objs []*Object) []view {
 		var out []view
 		for _, o := range objs {
-			out = append(out, view{o.Map, o.Source, o.pos, len(o.yaml11)})
+			out = append(out, view{o.Map, o.Source, positions(o), len(o.yaml11)})
 		}
 		return out
 	}
 	if diff := cmp.Diff(views(full), views(fast)); diff != "" {
 		t.Errorf("%s: decodeSimple differs from the full decoder (-full +simple):\n%s\ninput:\n%s", name, diff, data)
+	}
+	if len(full) == len(fast) {
+		// Object.Line agrees on every field, below one, and in brackets.
+		for i, o := range full {
+			for p := range o.pos {
+				for _, q := range []string{p, p + ".below", p + "[0]", "[" + p + "]"} {
+					if want, got := o.Line(q), fast[i].Line(q); want != got {
+						t.Errorf("%s: Line(%q) = %d after decodeSimple, %d after the full decoder", name, q, got, want)
+					}
+				}
+			}
+		}
 	}
 	if f, s := fullBudget.left.Load(), fastBudget.left.Load(); f != s {
 		t.Errorf("%s: budget left %d after the full decoder, %d after decodeSimple", name, f, s)

@@ -33,7 +33,7 @@ func (x *Encoder) Encode(buf *bytes.Buffer, m map[string]any) {
 	// Buffer's methods do not.
 	x.e.out.b, x.e.depth = buf.AvailableBuffer(), 0
 	x.e.buf = &x.e.out
-	x.e.mapping(m, 0, "")
+	x.e.mapping(m, 0, "", x.e.orders[""])
 	buf.Write(x.e.out.b)
 	x.e.out.b, x.e.buf = nil, nil
 }
@@ -75,9 +75,6 @@ type encoder struct {
 type entry struct {
 	k string
 	v any
-	// keyForm is how k is written when known: keyPlain or keyQuoted
-	// (remembered with its key set), or 0: to be decided.
-	keyForm uint8
 }
 
 const (
@@ -97,33 +94,39 @@ func (e *encoder) indent(n int) {
 
 // mapping writes the entries of m; the first entry is written at the
 // current position (the caller wrote its indentation), the others at
-// indent. under is the key the mapping is the value (or an item) of.
-func (e *encoder) mapping(m map[string]any, indent int, under string) {
+// indent. under is the key the mapping is the value (or an item) of, o
+// the key sets remembered under it (nil when none).
+func (e *encoder) mapping(m map[string]any, indent int, under string, o *orders) {
 	if len(m) == 0 {
 		e.buf.WriteString("{}\n")
+		return
+	}
+	if o != nil && e.knownOrder(m, indent, o) {
 		return
 	}
 	if e.depth == len(e.entries) {
 		e.entries = append(e.entries, make([]entry, 0, 16))
 	}
-	entries, ok := e.knownOrder(e.entries[e.depth][:0], m, under)
-	if !ok {
-		entries = sortedEntriesInto(e.entries[e.depth][:0], m)
-		e.remember(under, entries)
-	}
+	entries := sortedEntriesInto(e.entries[e.depth][:0], m)
+	e.remember(under, entries)
 	e.entries[e.depth] = entries
 	e.depth++
 	for i, en := range entries {
 		if i > 0 {
 			e.indent(indent)
 		}
-		if en.keyForm == keyPlain || en.keyForm == 0 && isPlainSafe(en.k) {
+		if isPlainSafe(en.k) {
 			e.buf.WriteString(en.k)
 		} else {
 			e.quoted(en.k)
 		}
 		e.buf.writeByte(':')
-		e.valueAfterKey(en.k, en.v, indent)
+		var child *orders
+		switch en.v.(type) {
+		case map[string]any, []any:
+			child = e.orders[en.k]
+		}
+		e.valueAfterKey(en.k, en.v, indent, child)
 	}
 	clear(entries) // keep no value alive through the scratch space
 	e.depth--
@@ -133,8 +136,11 @@ func (e *encoder) mapping(m map[string]any, indent int, under string) {
 // key: a render writes the same shapes again and again, and a mapping
 // whose keys are exactly a known set is written in that set's order
 // with a lookup per key, without iterating over the map and sorting.
+// Eight: a Kaoto alone writes six shapes under "spec" (its own, with and
+// without ingress, and its children's: Service, Ingress, Deployment,
+// pod), which four sets, replaced in turn, missed every time.
 type orders struct {
-	sets [4][]knownKey
+	sets [8][]knownKey
 	next int // the set a new one replaces
 }
 
@@ -142,32 +148,52 @@ type orders struct {
 type knownKey struct {
 	k    string
 	form uint8 // keyPlain or keyQuoted
+	// child is e.orders[k] once it exists: a value under k that is a
+	// mapping or a sequence finds its key sets without a lookup.
+	child *orders
 }
 
-// knownOrder appends the entries of m to s in key order when m's keys
-// are exactly one of the sets remembered under the key under: as many
-// keys, each of them present (keys are distinct).
-func (e *encoder) knownOrder(s []entry, m map[string]any, under string) ([]entry, bool) {
-	o := e.orders[under]
-	if o == nil {
-		return s, false
-	}
+// knownOrder writes m in the order of one of the key sets of o when m's
+// keys are exactly that set (as many keys, each of them present: keys
+// are distinct), and reports whether it did. Each key is looked up as it
+// is written; a key missing from m takes back what was written of m (the
+// encoder only appends) and tries the next set.
+func (e *encoder) knownOrder(m map[string]any, indent int, o *orders) bool {
+	start := len(e.buf.b)
 sets:
 	for _, set := range o.sets {
 		if len(set) != len(m) {
 			continue
 		}
-		s = s[:0]
-		for _, k := range set {
-			v, ok := m[k.k]
+		for i := range set {
+			kk := &set[i]
+			v, ok := m[kk.k]
 			if !ok {
+				e.buf.b = e.buf.b[:start]
 				continue sets
 			}
-			s = append(s, entry{k.k, v, k.form})
+			if i > 0 {
+				e.indent(indent)
+			}
+			if kk.form == keyPlain {
+				e.buf.WriteString(kk.k)
+			} else {
+				e.quoted(kk.k)
+			}
+			e.buf.writeByte(':')
+			var child *orders
+			switch v.(type) {
+			case map[string]any, []any:
+				if kk.child == nil {
+					kk.child = e.orders[kk.k]
+				}
+				child = kk.child
+			}
+			e.valueAfterKey(kk.k, v, indent, child)
 		}
-		return s, true
+		return true
 	}
-	return s[:0], false
+	return false
 }
 
 // remember records the keys of entries, sorted, as a set under the key
@@ -189,7 +215,7 @@ func (e *encoder) remember(under string, entries []entry) {
 	}
 	set := make([]knownKey, len(entries))
 	for i, en := range entries {
-		set[i] = knownKey{en.k, keyQuoted}
+		set[i] = knownKey{k: en.k, form: keyQuoted}
 		if isPlainSafe(en.k) {
 			set[i].form = keyPlain
 		}
@@ -218,8 +244,9 @@ func sortedEntriesInto(s []entry, m map[string]any) []entry {
 	return s
 }
 
-// valueAfterKey writes the value of a mapping entry whose key is written.
-func (e *encoder) valueAfterKey(key string, v any, indent int) {
+// valueAfterKey writes the value of a mapping entry whose key is written;
+// o holds the key sets remembered under key.
+func (e *encoder) valueAfterKey(key string, v any, indent int, o *orders) {
 	switch t := v.(type) {
 	case map[string]any:
 		if len(t) == 0 {
@@ -228,41 +255,44 @@ func (e *encoder) valueAfterKey(key string, v any, indent int) {
 		}
 		e.buf.writeByte('\n')
 		e.indent(indent + 2)
-		e.mapping(t, indent+2, key)
+		e.mapping(t, indent+2, key, o)
 	case []any:
 		if len(t) == 0 {
 			e.buf.WriteString(" []\n")
 			return
 		}
 		e.buf.writeByte('\n')
-		e.sequence(t, indent, key)
+		e.sequence(t, indent, key, o)
 	default:
 		e.buf.writeByte(' ')
 		e.scalar(v, indent)
 	}
 }
 
-func (e *encoder) sequence(s []any, indent int, key string) {
+func (e *encoder) sequence(s []any, indent int, key string, o *orders) {
 	for _, v := range s {
 		e.indent(indent)
 		e.buf.WriteString("- ")
 		switch t := v.(type) {
 		case map[string]any:
-			e.mapping(t, indent+2, key)
+			e.mapping(t, indent+2, key, o)
+			if o == nil {
+				o = e.orders[key] // the first item may have made them
+			}
 		case []any:
 			if len(t) == 0 {
 				e.buf.WriteString("[]\n")
 				continue
 			}
 			// A nested sequence starts on the dash's line.
-			e.nestedSequence(t, indent+2, key)
+			e.nestedSequence(t, indent+2, key, o)
 		default:
 			e.scalar(v, indent+2)
 		}
 	}
 }
 
-func (e *encoder) nestedSequence(s []any, indent int, key string) {
+func (e *encoder) nestedSequence(s []any, indent int, key string, o *orders) {
 	for i, v := range s {
 		if i > 0 {
 			e.indent(indent)
@@ -270,13 +300,16 @@ func (e *encoder) nestedSequence(s []any, indent int, key string) {
 		e.buf.WriteString("- ")
 		switch t := v.(type) {
 		case map[string]any:
-			e.mapping(t, indent+2, key)
+			e.mapping(t, indent+2, key, o)
+			if o == nil {
+				o = e.orders[key]
+			}
 		case []any:
 			if len(t) == 0 {
 				e.buf.WriteString("[]\n")
 				continue
 			}
-			e.nestedSequence(t, indent+2, key)
+			e.nestedSequence(t, indent+2, key, o)
 		default:
 			e.scalar(v, indent+2)
 		}
@@ -347,8 +380,7 @@ func (e *encoder) literal(s string, indent int) {
 	default:
 		e.buf.WriteString("|+")
 	}
-	lines := strings.Split(body, "\n")
-	for _, l := range lines {
+	for l := range strings.SplitSeq(body, "\n") {
 		e.buf.writeByte('\n')
 		if l != "" {
 			e.indent(indent + 2)
@@ -379,7 +411,7 @@ func literalSafe(s string) bool {
 	}
 	// Trailing spaces on a line are kept by a block scalar, but a line of
 	// only spaces before a more-indented line is not: be strict.
-	for _, l := range strings.Split(s, "\n") {
+	for l := range strings.SplitSeq(s, "\n") {
 		if strings.TrimRight(l, " ") != l {
 			return false
 		}
@@ -431,9 +463,11 @@ func (e *encoder) quoted(s string) {
 // isPlainSafe reports whether s can be written unquoted and be read back as
 // the same string by YAML 1.1 and YAML 1.2 readers.
 func isPlainSafe(s string) bool {
-	if simplePlain(s) {
-		return true
-	}
+	return simplePlain(s) || plainSafe(s)
+}
+
+// plainSafe is isPlainSafe without its fast path.
+func plainSafe(s string) bool {
 	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
 		return false
 	}
@@ -477,8 +511,11 @@ func isPlainSafe(s string) bool {
 	return !resolvesToNonString(s)
 }
 
-// simplePlain is the fast path of isPlainSafe: a letter, then letters,
-// digits and ./_-, and not one of YAML's boolean or null words.
+// simplePlain is the fast path of isPlainSafe: a letter or "/", then
+// printable ASCII but spaces, not ending in ":", and not one of YAML's
+// boolean or null words. Without a space, neither ": " nor " #" can occur,
+// and a string starting so is no number or timestamp: plainSafe takes
+// every such string (TestSimplePlainAgrees).
 func simplePlain(s string) bool {
 	if s == "" {
 		return false
@@ -486,10 +523,20 @@ func simplePlain(s string) bool {
 	if plainChars[s[0]]&plainFirst == 0 {
 		return false
 	}
-	for i := 1; i < len(s); i++ {
+	i := 1
+	for ; i+8 <= len(s); i += 8 {
+		if !printableWord(uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56) {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if plainChars[s[i]]&plainNext == 0 {
 			return false
 		}
+	}
+	if s[len(s)-1] == ':' {
+		return false
 	}
 	if len(s) <= 5 {
 		switch s[0] | 0x20 {
@@ -498,6 +545,17 @@ func simplePlain(s string) bool {
 		}
 	}
 	return true
+}
+
+// printableWord reports whether each byte of w is printable ASCII but
+// the space (0x21 to 0x7e, plainNext), eight at a time: a byte below
+// 0x21 borrows into its top bit when 0x21 is taken from it, a byte above
+// 0x7e carries into it when 1 is added (or has it already).
+func printableWord(w uint64) bool {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	below := (w - ones*0x21) &^ w & tops
+	above := (w + ones*(0x7f-0x7e) | w) & tops
+	return below|above == 0
 }
 
 // yamlWords are the plain scalars YAML 1.1 or 1.2 reads as a bool, a null
@@ -530,10 +588,10 @@ func yamlWord(s string) bool {
 		}
 		lower[i] = c
 	}
-	for _, w := range yamlWords {
-		if w == string(lower[:len(s)]) {
-			return true
-		}
+	switch string(lower[:len(s)]) { // yamlWords, TestYAMLWord
+	case "y", "yes", "n", "no", "true", "false", "on", "off", "null", "~",
+		".inf", "-.inf", "+.inf", ".nan", "=", "<<":
+		return true
 	}
 	return false
 }
@@ -549,14 +607,12 @@ func yamlWordLower(s string) bool {
 }
 
 // plainChars classifies the bytes simplePlain takes: plainFirst first (a
-// letter or /), plainNext after (letters, digits and ./_-).
+// letter or /), plainNext after (printable ASCII but the space).
 var plainChars = func() (t [256]uint8) {
-	for c := 0; c < 256; c++ {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '/':
-			t[c] = plainFirst | plainNext
-		case c >= '0' && c <= '9', c == '.', c == '_', c == '-':
-			t[c] = plainNext
+	for c := 0x21; c < 0x7f; c++ {
+		t[c] = plainNext
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '/' {
+			t[c] |= plainFirst
 		}
 	}
 	return t

@@ -157,15 +157,21 @@ func TestYAMLWord(t *testing.T) {
 			t.Errorf("yamlWord(%q) = %v, want %v", s, got, want)
 		}
 	}
+	for _, w := range yamlWords {
+		if !yamlWord(w) || !yamlWord(strings.ToUpper(w)) {
+			t.Errorf("yamlWord(%q) or its upper case is false", w)
+		}
+	}
 	if !yamlWord("-.\u0130nf") {
 		t.Error(`"-.\u0130nf" lower-cases to "-.inf"`)
 	}
 }
 
 // TestEncoderRemembersShapes: an Encoder reused over mappings of changing
-// key sets under the same keys (as many keys, one of them different; a
-// set it remembers plus one key; more shapes than it remembers; a
-// sequence of items) writes each exactly as a fresh one does.
+// key sets under the same keys (as many keys, one of them different,
+// after nested values; a set it remembers plus one key; more shapes than
+// it remembers; a sequence of items) writes each exactly as a fresh one
+// does.
 func TestEncoderRemembersShapes(t *testing.T) {
 	shapes := []map[string]any{
 		{"spec": map[string]any{"a": "1x", "b": "2x"}},
@@ -180,6 +186,15 @@ func TestEncoderRemembersShapes(t *testing.T) {
 		{"spec": []any{map[string]any{"a": "1", "b": "2"}, map[string]any{"b": "2", "z": "3"}}},
 		{"other": map[string]any{"a": "1", "b": "2"}, "spec": map[string]any{"b": "2", "zz": "3"}},
 		{"quoted": map[string]any{"n": "x", "on": "y", "a b": "z", "#c": "w"}},
+		// A known set whose first keys match, nested values written, then
+		// a key missing: what was written is taken back.
+		{"spec": map[string]any{"a": map[string]any{"x": "1", "y": []any{map[string]any{"k": "v"}}}, "b": "2"}},
+		{"spec": map[string]any{"a": map[string]any{"x": "1", "y": []any{map[string]any{"k": "w", "n": "m"}}}, "c": "3"}},
+		{"spec": map[string]any{"a": map[string]any{"x": "1", "z": "2"}, "b": map[string]any{"x": "1"}}},
+		// More shapes under spec than the encoder remembers.
+		{"spec": map[string]any{"j": "x", "k": "y"}},
+		{"spec": map[string]any{"l": "x", "m": "y"}},
+		{"spec": map[string]any{"n": "x", "o": "y", "p": "z"}},
 	}
 	var reused Encoder
 	for round := 0; round < 3; round++ {
@@ -191,5 +206,75 @@ func TestEncoderRemembersShapes(t *testing.T) {
 				t.Errorf("round %d, shape %d: -fresh +reused:\n%s", round, i, diff)
 			}
 		}
+	}
+}
+
+// TestSimplePlainAgrees: every string isPlainSafe's fast path takes, the
+// full check takes too (all strings of up to four characters over the
+// characters that matter to YAML, and longer ones built from them).
+func TestSimplePlainAgrees(t *testing.T) {
+	const alphabet = "aoyYnNtTfF/0.:#,-=<~[{}]&*!|>'\"%@`?$ \t"
+	var gen func(prefix string, n int)
+	checked := 0
+	gen = func(prefix string, n int) {
+		for _, s := range []string{prefix, prefix + "xxxxxx", "yes" + prefix, "on" + prefix + ":"} {
+			if simplePlain(s) {
+				checked++
+				if !plainSafe(s) {
+					t.Errorf("simplePlain(%q) is true, the full check false", s)
+				}
+			}
+		}
+		if n == 0 {
+			return
+		}
+		for i := 0; i < len(alphabet); i++ {
+			gen(prefix+alphabet[i:i+1], n-1)
+		}
+	}
+	gen("", 4)
+	if checked < 1000 {
+		t.Errorf("simplePlain took %d strings: the test no longer covers it", checked)
+	}
+}
+
+// TestPrintableWord: the eight-byte check agrees with plainChars on words
+// of every byte value in every position, and on random words.
+func TestPrintableWord(t *testing.T) {
+	byByte := func(b [8]byte) bool {
+		for _, c := range b {
+			if plainChars[c]&plainNext == 0 {
+				return false
+			}
+		}
+		return true
+	}
+	word := func(b [8]byte) uint64 {
+		var w uint64
+		for i := 7; i >= 0; i-- {
+			w = w<<8 | uint64(b[i])
+		}
+		return w
+	}
+	check := func(b [8]byte) {
+		if got, want := printableWord(word(b)), byByte(b); got != want {
+			t.Errorf("printableWord(% x) = %v, want %v", b, got, want)
+		}
+	}
+	base := [8]byte{'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'}
+	for pos := 0; pos < 8; pos++ {
+		for c := 0; c < 256; c++ {
+			b := base
+			b[pos] = byte(c)
+			check(b)
+		}
+	}
+	r := rand.New(rand.NewSource(2))
+	for i := 0; i < 100000; i++ {
+		var b [8]byte
+		for j := range b {
+			b[j] = byte(0x18 + r.Intn(0x70)) // around both edges
+		}
+		check(b)
 	}
 }

@@ -43,7 +43,8 @@ type Ref struct {
 
 // Ref returns the reference of o.
 func (o *Object) Ref() *Ref {
-	return &Ref{APIVersion: o.APIVersion(), Kind: o.Kind(), Namespace: o.Namespace(), Name: o.Name()}
+	name, ns := o.nameAndNamespace()
+	return &Ref{APIVersion: o.APIVersion(), Kind: o.Kind(), Namespace: ns, Name: name}
 }
 
 // Error formats as "file:line: Kind/namespace/name: field.path: message",

@@ -20,8 +20,11 @@ type Source struct {
 type Object struct {
 	Map    map[string]any
 	Source Source
-	// pos maps a dotted field path to its line, for error messages.
-	pos map[string]int
+	// pos maps a dotted field path to its line, for error messages;
+	// lines holds them instead for the few fields of a file decodeSimple
+	// read.
+	pos   map[string]int
+	lines *fieldLines
 	// yaml11 lists the plain scalars of the source that YAML 1.1 reads
 	// differently (see YAML11).
 	yaml11 []yaml11Fix
@@ -87,7 +90,16 @@ func (o *Object) SetNamespace(ns string) { o.meta(true)["namespace"] = ns }
 
 // Key returns the object's identity.
 func (o *Object) Key() Key {
-	return Key{Group: o.Group(), Kind: o.Kind(), Namespace: o.Namespace(), Name: o.Name()}
+	name, ns := o.nameAndNamespace()
+	return Key{Group: o.Group(), Kind: o.Kind(), Namespace: ns, Name: name}
+}
+
+// nameAndNamespace returns Name() and Namespace(), reading metadata once.
+func (o *Object) nameAndNamespace() (name, namespace string) {
+	m := o.meta(false)
+	name, _ = m["name"].(string)
+	namespace, _ = m["namespace"].(string)
+	return name, namespace
 }
 
 func (o *Object) metaString(field string) string {
@@ -182,6 +194,9 @@ func (o *Object) Line(path string) int {
 		if l, ok := o.pos[p]; ok {
 			return l
 		}
+		if l, ok := o.lines.find(p); ok {
+			return l
+		}
 		i := strings.LastIndexAny(p, ".[")
 		if i < 0 {
 			break
@@ -191,9 +206,31 @@ func (o *Object) Line(path string) int {
 	return o.Source.Line
 }
 
+// fieldLines are the lines of an object's fields as a list: each field's
+// dotted path is paths[start:end].
+type fieldLines struct {
+	paths  string
+	fields []fieldLine
+}
+
+type fieldLine struct{ start, end, line int }
+
+// find returns the line of the field at path.
+func (l *fieldLines) find(path string) (int, bool) {
+	if l == nil {
+		return 0, false
+	}
+	for _, f := range l.fields {
+		if l.paths[f.start:f.end] == path {
+			return f.line, true
+		}
+	}
+	return 0, false
+}
+
 // DeepCopy returns a copy sharing nothing with o.
 func (o *Object) DeepCopy() *Object {
-	c := &Object{Map: DeepCopyValue(o.Map).(map[string]any), Source: o.Source, pos: o.pos, yaml11: o.yaml11}
+	c := &Object{Map: DeepCopyValue(o.Map).(map[string]any), Source: o.Source, pos: o.pos, lines: o.lines, yaml11: o.yaml11}
 	return c
 }
 

@@ -23,12 +23,17 @@ var ErrAPIRules = errors.New("refused by the API server's rules")
 // rules (apimachinery's validation): metadata.name per kind, the
 // namespace, and, where the object's map is still at hand, label keys
 // and values and annotation keys and total size after decoration. Each
-// error names the file, the object and the field.
+// error names the file, the object and the field. A generated child's
+// kind, name and namespace were checked with its metadata before it was
+// decorated (checkMetadata, or when the record it was taken from was
+// made), and decoration changes none of them: they are not checked again.
 func validateNames(items []*Item) error {
 	var errs []error
 	for _, it := range items {
-		for _, v := range nameViolations(it.Key) {
-			errs = append(errs, it.fieldError(v.field, apiError(v.msgs)))
+		if it.Role != Child {
+			for _, v := range nameViolations(it.Key) {
+				errs = append(errs, it.fieldError(v.field, apiError(v.msgs)))
+			}
 		}
 		if it.Object.Map == nil {
 			continue // a discarded child: checkMetadata saw its map
@@ -124,18 +129,21 @@ func metadataViolations(o *manifest.Object) []violation {
 // okMetadata reports whether apimachinery's rules accept o's labels and
 // annotations (keys, values, the annotations' total size).
 func okMetadata(o *manifest.Object) bool {
-	for k, v := range o.Labels() {
-		if s, ok := v.(string); ok && (!okLabelKey(k) || !okLabelValue(s)) {
+	meta, _ := o.Map["metadata"].(map[string]any) // read once: o.Labels(), o.Annotations()
+	labels, _ := meta["labels"].(map[string]any)
+	annotations, _ := meta["annotations"].(map[string]any)
+	for k, v := range labels {
+		if s, ok := v.(string); ok && (!ownKey(k) && !okLabelKey(k) || !okLabelValue(s)) {
 			return false
 		}
 	}
 	size := 0
-	for k, v := range o.Annotations() {
+	for k, v := range annotations {
 		s, ok := v.(string)
 		if !ok {
 			continue
 		}
-		if !okAnnotationKey(k) {
+		if !ownKey(k) && !okAnnotationKey(k) {
 			return false
 		}
 		size += len(k) + len(s)
@@ -277,7 +285,7 @@ func routeViolations(o *manifest.Object) []violation {
 	spec, _ := o.Map["spec"].(map[string]any)
 	if host, ok := spec["host"].(string); ok && host != "" {
 		msgs := hostViolations(host)
-		for _, label := range strings.Split(host, ".") {
+		for label := range strings.SplitSeq(host, ".") {
 			if len(label) > validation.DNS1123LabelMaxLength {
 				msgs = append(msgs, fmt.Sprintf("label %q is longer than %d characters", label, validation.DNS1123LabelMaxLength))
 			}

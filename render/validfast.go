@@ -1,6 +1,10 @@
 package render
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/wavesmith/wavesmith/api/inventory"
+)
 
 // Validating a name, a label or an annotation key with apimachinery's
 // rules runs regular expressions, and a render validates tens of
@@ -82,6 +86,27 @@ func okLabelKey(s string) bool {
 	}
 	return okDNS1123Subdomain(s[:i]) && okLabelName(s[i+1:])
 }
+
+// ownKey reports whether s is one of the label and annotation keys the
+// engine writes on every object (the recommended labels, wavesmith's
+// annotations): valid by construction (TestOwnKeysValid), so most keys of
+// most objects are checked by a comparison, not byte by byte.
+func ownKey(s string) bool {
+	switch s {
+	case LabelName, LabelInstance, LabelComponent, LabelPartOf, LabelManagedBy,
+		inventory.ApplyOrder, inventory.DeleteOrder, inventory.PurgeOrder, inventory.AdoptionPolicy,
+		inventory.ReconcilePolicy, inventory.UpdatePolicy, inventory.DeletePolicy, inventory.StatusHint,
+		inventory.Hook, inventory.Inventory, inventory.RenderDigest, inventory.SpecDigest:
+		return true
+	}
+	return false
+}
+
+// ownKeys lists ownKey's keys, for TestOwnKeysValid.
+var ownKeys = []string{LabelName, LabelInstance, LabelComponent, LabelPartOf, LabelManagedBy,
+	inventory.ApplyOrder, inventory.DeleteOrder, inventory.PurgeOrder, inventory.AdoptionPolicy,
+	inventory.ReconcilePolicy, inventory.UpdatePolicy, inventory.DeletePolicy, inventory.StatusHint,
+	inventory.Hook, inventory.Inventory, inventory.RenderDigest, inventory.SpecDigest}
 
 // okAnnotationKey: a qualified name once lower-cased.
 func okAnnotationKey(s string) bool {

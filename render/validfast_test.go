@@ -120,3 +120,25 @@ func isASCII(s string) bool {
 	}
 	return true
 }
+
+// TestOwnKeysValid: every key ownKey takes without checking is a label
+// key and an annotation key by apimachinery's rules, and ownKey takes
+// no other.
+func TestOwnKeysValid(t *testing.T) {
+	for _, k := range ownKeys {
+		if !ownKey(k) {
+			t.Errorf("ownKey(%q) is false: the list and the switch differ", k)
+		}
+		if msgs := validation.IsQualifiedName(k); len(msgs) > 0 {
+			t.Errorf("%q is not a qualified name: %q", k, msgs)
+		}
+		if msgs := validation.IsQualifiedName(strings.ToLower(k)); len(msgs) > 0 {
+			t.Errorf("%q is not an annotation key: %q", k, msgs)
+		}
+	}
+	for _, k := range []string{"", "app.kubernetes.io/Name", "wavesmith.io/", "a b", "wavesmith.io/apply-orde"} {
+		if ownKey(k) {
+			t.Errorf("ownKey(%q) is true", k)
+		}
+	}
+}

@@ -4,5 +4,7 @@
 // bodies the Kaoto operator applies, without ownerReferences.
 //
 // Like the operator, generation is a list of steps (service, expose,
-// deploy) chosen once per platform.
+// deploy) chosen once per platform. The children of all Kaotos share
+// their constant parts below metadata (probes, ports, env, resources,
+// security contexts): a caller copies a child before changing those.
 package kaoto

@@ -84,7 +84,7 @@ func checkDomain(s string) error {
 	if strings.HasPrefix(s, "[") {
 		return nil
 	}
-	for _, c := range strings.Split(host, ".") {
+	for c := range strings.SplitSeq(host, ".") {
 		if c == "" || c[0] == '-' || c[len(c)-1] == '-' || strings.Trim(c, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") != "" {
 			return fmt.Errorf("%q: %q is not a host name component (letters, digits and inner -)", s, c)
 		}
@@ -95,7 +95,7 @@ func checkDomain(s string) error {
 // checkPath checks path components: lower-case letters and digits,
 // separated by '.', '_', "__" or runs of '-'.
 func checkPath(path string) error {
-	for _, c := range strings.Split(path, "/") {
+	for c := range strings.SplitSeq(path, "/") {
 		if c == "" {
 			return fmt.Errorf("%q has an empty component", path)
 		}

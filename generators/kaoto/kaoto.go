@@ -43,7 +43,12 @@ var (
 // (render.Versioned): v1alpha1, the operator's.
 func (g *Generator) Versions() []string { return []string{v1alpha1.Version} }
 
-// Generate implements generators.Generator.
+// Generate implements generators.Generator. The children it returns
+// share their constant parts below metadata (ports, env, probes,
+// resources, security contexts) with the children of every other Kaoto:
+// read them, or copy a child (manifest.Object.DeepCopy) before changing
+// anything but its metadata. SpecLabels is one map shared by every
+// Result, read only as well.
 func (g *Generator) Generate(_ context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
 	k, ok := opts.Checked.(*v1alpha1.Kaoto)
 	if !ok {
@@ -91,11 +96,15 @@ func (g *Generator) Generate(_ context.Context, spec *manifest.Object, opts gene
 			"%q carries the Ingress rewrite regex %s, which an OpenShift Route matches literally: no URL serves the designer through the Route; give the path without it (%q)",
 			k.Spec.Ingress.Path, pathSuffix, strings.ReplaceAll(k.Spec.Ingress.Path, pathSuffix, ""))))
 	}
-	return generators.Result{Objects: objs, Warnings: warns, SpecLabels: map[string]string{
-		"app.kubernetes.io/name":      appName,
-		"app.kubernetes.io/component": componentName,
-		"app.kubernetes.io/part-of":   appName,
-	}}, nil
+	return generators.Result{Objects: objs, Warnings: warns, SpecLabels: specLabels}, nil
+}
+
+// specLabels are the recommended labels of every rendered Kaoto, shared
+// by every Result (the engine only reads them).
+var specLabels = map[string]string{
+	"app.kubernetes.io/name":      appName,
+	"app.kubernetes.io/component": componentName,
+	"app.kubernetes.io/part-of":   appName,
 }
 
 // Check implements generators.Checker: Decode's errors, every one, and

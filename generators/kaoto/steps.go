@@ -38,9 +38,7 @@ func service(k *v1alpha1.Kaoto, _ *Generator, b boxed) *manifest.Object {
 		"kind":       "Service",
 		"metadata":   metadata(k, b),
 		"spec": map[string]any{
-			"ports": []any{map[string]any{
-				"name": portName, "port": port, "protocol": "TCP", "targetPort": portName,
-			}},
+			"ports":                    shared.servicePorts,
 			"publishNotReadyAddresses": true,
 			"selector": map[string]any{
 				"app.kubernetes.io/instance": b.name,
@@ -87,7 +85,7 @@ func ingress(k *v1alpha1.Kaoto, _ *Generator, b boxed) *manifest.Object {
 						"backend": map[string]any{
 							"service": map[string]any{
 								"name": b.name,
-								"port": map[string]any{"name": portName},
+								"port": shared.backendPort,
 							},
 						},
 						"path":     IngressPath(k),
@@ -127,19 +125,57 @@ func route(k *v1alpha1.Kaoto, _ *Generator, b boxed) *manifest.Object {
 	})
 }
 
-func probe() map[string]any {
-	return map[string]any{
-		"failureThreshold":    int64(10),
-		"httpGet":             map[string]any{"path": "/", "port": port, "scheme": "HTTP"},
-		"initialDelaySeconds": int64(5),
-		"periodSeconds":       int64(10),
-		"successThreshold":    int64(1),
-		"timeoutSeconds":      int64(10),
-	}
+// shared holds the parts of the children that are the same for every
+// Kaoto (a Kaoto's three children are 42 maps, 16 of them these), built
+// once and shared by the children of every Kaoto instead of allocated
+// for each. Nothing in wavesmith writes into a child below its metadata:
+// decoration writes metadata's labels and annotations, which every child
+// gets fresh (TestSharedPartsStayUnchanged renders through every door's
+// options and compares these with fresh ones). A caller that changes a
+// child below metadata copies it first (manifest.Object.DeepCopy), as
+// Generate says.
+var shared = newParts()
+
+// parts are the constant parts of the children (shared).
+type parts struct {
+	servicePorts, env, containerPorts                             []any
+	backendPort, probe, resources, containerSecurity, podSecurity map[string]any
 }
 
-func runtimeDefault() map[string]any {
-	return map[string]any{"type": "RuntimeDefault"}
+func newParts() parts {
+	return parts{
+		servicePorts: []any{map[string]any{
+			"name": portName, "port": port, "protocol": "TCP", "targetPort": portName,
+		}},
+		backendPort: map[string]any{"name": portName},
+		env: []any{map[string]any{
+			"name":      "NAMESPACE",
+			"valueFrom": map[string]any{"fieldRef": map[string]any{"fieldPath": "metadata.namespace"}},
+		}},
+		probe: map[string]any{
+			"failureThreshold":    int64(10),
+			"httpGet":             map[string]any{"path": "/", "port": port, "scheme": "HTTP"},
+			"initialDelaySeconds": int64(5),
+			"periodSeconds":       int64(10),
+			"successThreshold":    int64(1),
+			"timeoutSeconds":      int64(10),
+		},
+		containerPorts: []any{map[string]any{
+			"containerPort": port, "name": portName, "protocol": "TCP",
+		}},
+		resources: map[string]any{
+			"requests": map[string]any{"cpu": "500m", "memory": "600Mi"},
+		},
+		containerSecurity: map[string]any{
+			"allowPrivilegeEscalation": false,
+			"runAsNonRoot":             true,
+			"seccompProfile":           map[string]any{"type": "RuntimeDefault"},
+		},
+		podSecurity: map[string]any{
+			"runAsNonRoot":   true,
+			"seccompProfile": map[string]any{"type": "RuntimeDefault"},
+		},
+	}
 }
 
 // deployment is the operator's deploy action.
@@ -162,31 +198,17 @@ func deployment(k *v1alpha1.Kaoto, g *Generator, b boxed) *manifest.Object {
 				"metadata": map[string]any{"labels": labels(b.name)},
 				"spec": map[string]any{
 					"containers": []any{map[string]any{
-						"env": []any{map[string]any{
-							"name":      "NAMESPACE",
-							"valueFrom": map[string]any{"fieldRef": map[string]any{"fieldPath": "metadata.namespace"}},
-						}},
+						"env":             shared.env,
 						"image":           image,
 						"imagePullPolicy": "Always",
-						"livenessProbe":   probe(),
+						"livenessProbe":   shared.probe,
 						"name":            appName,
-						"ports": []any{map[string]any{
-							"containerPort": port, "name": portName, "protocol": "TCP",
-						}},
-						"readinessProbe": probe(),
-						"resources": map[string]any{
-							"requests": map[string]any{"cpu": "500m", "memory": "600Mi"},
-						},
-						"securityContext": map[string]any{
-							"allowPrivilegeEscalation": false,
-							"runAsNonRoot":             true,
-							"seccompProfile":           runtimeDefault(),
-						},
+						"ports":           shared.containerPorts,
+						"readinessProbe":  shared.probe,
+						"resources":       shared.resources,
+						"securityContext": shared.containerSecurity,
 					}},
-					"securityContext": map[string]any{
-						"runAsNonRoot":   true,
-						"seccompProfile": runtimeDefault(),
-					},
+					"securityContext": shared.podSecurity,
 				},
 			},
 		},

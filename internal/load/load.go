@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -171,6 +172,11 @@ func ReadInputs(ctx context.Context, root string, reg generators.Registry, paths
 			}
 			pathErrs = append(pathErrs, err)
 			continue
+		}
+		if len(seen) == 0 && len(found) > 0 {
+			// Sized once for a large folder: not grown file by file.
+			seen = make(map[string]bool, len(found)+len(candidates))
+			inputs = slices.Grow(inputs, len(found)+len(candidates))
 		}
 		for _, f := range found {
 			add(f)
@@ -725,6 +731,9 @@ func (w *walker) walk(dir string) (files, candidates []input, err error) {
 		}
 		stack = append(stack, fi)
 		defer func() { stack = stack[:len(stack)-1] }()
+		// Listed through the folder opened in the root: os lstats each
+		// entry relative to it as it lists it (never by path), so an
+		// entry's Info is that lstat, no second system call.
 		entries, err := fs.ReadDir(d.FS(), ".")
 		if err != nil {
 			return &manifest.Error{File: dir, Err: err}
@@ -759,7 +768,7 @@ func (w *walker) walk(dir string) (files, candidates []input, err error) {
 				// if a Component renders the chart): never dropped.
 				for _, e := range entries {
 					if mode := e.Type(); mode.IsRegular() && !skipFile(e.Name()) && !strings.HasPrefix(e.Name(), ".") {
-						fi, err := d.Lstat(e.Name())
+						fi, err := e.Info()
 						if err != nil {
 							return &manifest.Error{File: filepath.Join(dir, e.Name()), Err: err}
 						}
@@ -816,7 +825,7 @@ func (w *walker) walk(dir string) (files, candidates []input, err error) {
 			key := filepath.Join(real, name)
 			if fi != nil {
 				key = resolved(p)
-			} else if fi, err = d.Lstat(name); err != nil {
+			} else if fi, err = e.Info(); err != nil {
 				return &manifest.Error{File: p, Err: err}
 			}
 			files = append(files, input{path: p, size: fi.Size(), key: key})

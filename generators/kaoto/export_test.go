@@ -1,0 +1,23 @@
+package kaoto
+
+// SharedParts returns the parts every Kaoto's children share, and the
+// same parts built anew, by name: TestSharedPartsStayUnchanged compares
+// them after rendering.
+func SharedParts() (inUse, fresh map[string]any) {
+	inUse, fresh = shared.byName(), newParts().byName()
+	inUse["specLabels"] = specLabels
+	fresh["specLabels"] = map[string]string{
+		"app.kubernetes.io/name":      appName,
+		"app.kubernetes.io/component": componentName,
+		"app.kubernetes.io/part-of":   appName,
+	}
+	return inUse, fresh
+}
+
+func (p parts) byName() map[string]any {
+	return map[string]any{
+		"servicePorts": p.servicePorts, "env": p.env, "containerPorts": p.containerPorts,
+		"backendPort": p.backendPort, "probe": p.probe, "resources": p.resources,
+		"containerSecurity": p.containerSecurity, "podSecurity": p.podSecurity,
+	}
+}

@@ -1,0 +1,75 @@
+package kaoto_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wavesmith/wavesmith/api/inventory"
+	"github.com/wavesmith/wavesmith/generators"
+	"github.com/wavesmith/wavesmith/generators/builtin"
+	"github.com/wavesmith/wavesmith/generators/kaoto"
+	"github.com/wavesmith/wavesmith/gitops/engines"
+	"github.com/wavesmith/wavesmith/manifest"
+	"github.com/wavesmith/wavesmith/render"
+)
+
+// TestSharedPartsStayUnchanged: the children of every Kaoto share their
+// constant parts (steps.go), which is only right while nothing writes
+// into them. Render Kaotos with every option that changes what the
+// engine writes (platforms, dialects, part-of, policies, the KRM
+// function's KeepInputs, the CLI's DiscardObjects, a Memo), take every
+// form of the result, and compare the shared parts with fresh ones.
+func TestSharedPartsStayUnchanged(t *testing.T) {
+	specs := func() []*manifest.Object {
+		var objs []*manifest.Object
+		for i, extra := range []string{"", "  ingress: {host: a.example.com, path: /designer}\n", "  ingress: {host: b.example.com}\n"} {
+			in := fmt.Sprintf("apiVersion: designer.kaoto.io/v1alpha1\nkind: Kaoto\nmetadata:\n  name: k%d\n  annotations: {wavesmith.io/update-policy: replace}\nspec:\n  image: quay.io/kaotoio/kaoto-app:2.4.0\n%s", i, extra)
+			o, err := manifest.Decode(fmt.Sprintf("k%d.yaml", i), []byte(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs = append(objs, o...)
+		}
+		return objs
+	}
+	memo := render.NewMemo()
+	for _, opts := range []render.Options{
+		{},
+		{Platform: generators.OpenShift},
+		{PartOf: "suite", Namespace: "apps", Dialects: engines.Dialects()[:1]},
+		{Defaults: map[string]string{
+			inventory.ReconcilePolicy: inventory.ReconcileOnObjectOrComponentChange,
+			inventory.DeletePolicy:    inventory.DeleteOrphan,
+			inventory.ApplyOrder:      "3",
+		}},
+		{KeepInputs: true},
+		{DiscardObjects: true},
+		{Reuse: memo},
+		{Reuse: memo, Platform: generators.OpenShift},
+	} {
+		opts.Engines, opts.Generators, opts.Root = engines.Dialects(), builtin.Registry(), "../.."
+		if err := render.Check(specs(), opts); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // the second time from the Memo, when there is one
+			res, err := render.Render(context.Background(), specs(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = res.Stream()
+			_ = res.Tree()
+			_ = res.Plan()
+			if err := res.WriteJSONList(io.Discard); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	inUse, fresh := kaoto.SharedParts()
+	if diff := cmp.Diff(fresh, inUse); diff != "" {
+		t.Errorf("rendering wrote into the parts every Kaoto's children share (-built +after rendering):\n%s", diff)
+	}
+}
