@@ -364,7 +364,7 @@ func checkLifecycleAnnotations(obj *manifest.Object) error {
 
 // annotate writes the native annotations and those of each dialect, and
 // returns a warning for every explicit policy an engine cannot express.
-func (lc *lifecycle) annotate(obj *manifest.Object, opts *Options, specDigest string) []manifest.Warning {
+func (lc *lifecycle) annotate(obj *manifest.Object, opts *Options, specDigest *specDigest) []manifest.Warning {
 	setAnnotation(obj, inventory.ApplyOrder, strconv.Itoa(lc.ApplyOrder))
 	setAnnotation(obj, inventory.DeleteOrder, strconv.Itoa(lc.DeleteOrder))
 	if lc.PurgeOrder != nil {
@@ -380,10 +380,10 @@ func (lc *lifecycle) annotate(obj *manifest.Object, opts *Options, specDigest st
 	if lc.Hook != "" {
 		setAnnotation(obj, inventory.Hook, lc.Hook)
 	}
-	if lc.Reconcile == inventory.ReconcileOnObjectOrComponentChange && specDigest != "" {
+	if lc.Reconcile == inventory.ReconcileOnObjectOrComponentChange && specDigest != nil {
 		// Every engine re-applies an object whose manifest changed: bake
 		// the spec's digest in, so a spec change changes the object.
-		obj.SetAnnotation(inventory.SpecDigest, specDigest)
+		obj.SetAnnotation(inventory.SpecDigest, specDigest.get())
 	}
 	var warns []manifest.Warning
 	for _, d := range opts.Dialects {

@@ -411,7 +411,7 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 		}
 		defaults[k] = nv
 	}
-	specDigest := encodedDigest(map[string]any{"spec": o.Map["spec"], "metadata": o.Map["metadata"]})
+	digest := &specDigest{spec: o}
 	out.children = items[:0]
 	for _, it := range items {
 		c := it.Object
@@ -426,7 +426,7 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 			purge := wave + *off.Purge
 			ws.purge = &purge
 		}
-		w, err := decorate(it, ws, defaults, o.Name(), nil, specDigest, true, opts)
+		w, err := decorate(it, ws, defaults, o.Name(), nil, digest, true, opts)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -456,6 +456,25 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 	return out
 }
 
+// specDigest is the digest of a spec's spec and metadata as generated
+// from, made when first asked: only a child whose reconcile policy is
+// on-object-or-component-change carries it. One spec's children are
+// decorated on one goroutine, before the spec itself.
+type specDigest struct {
+	spec *manifest.Object
+	sum  string
+}
+
+func (d *specDigest) get() string {
+	if d == nil {
+		return ""
+	}
+	if d.sum == "" {
+		d.sum = encodedDigest(map[string]any{"spec": d.spec.Map["spec"], "metadata": d.spec.Map["metadata"]})
+	}
+	return d.sum
+}
+
 // childrenDigest is the SHA-256 of the children's bytes in order, each
 // followed by "---\n".
 func childrenDigest(children []*Item) [sha256.Size]byte {
@@ -478,9 +497,9 @@ func childrenDigest(children []*Item) [sha256.Size]byte {
 func decorateInput(it *Item, specLabels map[string]string, wave int, opts *Options) ([]manifest.Warning, error) {
 	isSpec := it.Role == Spec
 	if !isSpec {
-		return decorate(it, waves{own: it.own}, nil, it.Object.Name(), nil, "", !opts.KeepInputs, opts)
+		return decorate(it, waves{own: it.own}, nil, it.Object.Name(), nil, nil, !opts.KeepInputs, opts)
 	}
-	w, err := decorate(it, waves{own: it.own}, nil, it.Object.Name(), specLabels, "", false, opts)
+	w, err := decorate(it, waves{own: it.own}, nil, it.Object.Name(), specLabels, nil, false, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -502,13 +521,13 @@ func decorateInput(it *Item, specLabels map[string]string, wave int, opts *Optio
 		sort.Strings(it.Written)
 		return w, nil
 	}
-	return append(w, write(it, specLabels, "", opts)...), nil
+	return append(w, write(it, specLabels, nil, opts)...), nil
 }
 
 // decorate resolves the item's waves and policies and, when write is set,
 // writes labels and annotations. owner names the spec the object belongs
 // to (its own name for specs and pass-through objects).
-func decorate(it *Item, ws waves, defaults map[string]string, owner string, specLabels map[string]string, specDigest string, doWrite bool, opts *Options) ([]manifest.Warning, error) {
+func decorate(it *Item, ws waves, defaults map[string]string, owner string, specLabels map[string]string, specDigest *specDigest, doWrite bool, opts *Options) ([]manifest.Warning, error) {
 	o := it.Object
 	it.Key = o.Key()
 	it.Ref = o.Ref()
@@ -527,7 +546,7 @@ func decorate(it *Item, ws waves, defaults map[string]string, owner string, spec
 }
 
 // write writes the labels and annotations of a resolved item.
-func write(it *Item, specLabels map[string]string, specDigest string, opts *Options) []manifest.Warning {
+func write(it *Item, specLabels map[string]string, specDigest *specDigest, opts *Options) []manifest.Warning {
 	o := it.Object
 	w := stripApplierMarkers(o, opts.markers)
 	for k, v := range specLabels {
