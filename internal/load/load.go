@@ -569,8 +569,8 @@ type sources []source
 
 // covering returns the source that file is or lies below, or nil.
 func (s sources) covering(file string) *source {
-	if file == "-" {
-		return nil
+	if file == "-" || len(s) == 0 {
+		return nil // no source: no path to make absolute (os.Getwd stats two folders)
 	}
 	abs, err := filepath.Abs(file)
 	if err != nil {
