@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wavesmith/wavesmith/internal/fsroot"
@@ -104,11 +105,6 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 		}
 	}
 	return files, ws, nil
-}
-
-type fileBytes struct {
-	p string
-	b []byte
 }
 
 type fileID struct {
@@ -391,32 +387,6 @@ func direntType(m uint32) uint8 {
 
 func statMode(m uint32) fs.FileMode { return direntMode(direntType(m)) }
 
-// writeFolderFd writes the files names of the folder d ("" for the top)
-// of the new tree open as top: d is opened component by component with
-// O_NOFOLLOW, each file created with O_EXCL below it. It returns each
-// file's identity, as fstat gave it once the file was written.
-func writeFolderFd(top int, d string, names []string, files map[string][]byte) ([]FileStat, error) {
-	fd := top
-	prefix := ""
-	if d != "" {
-		var err error
-		if fd, err = openBelow(top, d); err != nil {
-			return nil, err
-		}
-		defer unix.Close(fd)
-		prefix = d + "/"
-	}
-	stats := make([]FileStat, len(names))
-	var st unix.Stat_t
-	for i, name := range names {
-		if err := writeNewFd(fd, name, files[prefix+name], &st); err != nil {
-			return nil, &fs.PathError{Op: "write", Path: prefix + name, Err: err}
-		}
-		stats[i] = fileStat(&st)
-	}
-	return stats, nil
-}
-
 // openBelow opens the folder at slash path d below the folder fd, one
 // component at a time, never following a symlink.
 func openBelow(fd int, d string) (int, error) {
@@ -485,16 +455,145 @@ func readIndexed(dir string, want map[string][]byte, known Known) (map[string][]
 	return got, ws.index(known), nil
 }
 
-// folderWriter returns writeFiles' writer of one folder of the new tree
-// at dir, and what closes it. The writer returns the identities of the
-// files it wrote.
-func folderWriter(_ *os.Root, dir string) (func(d string, names []string, files map[string][]byte) ([]FileStat, error), func(), error) {
+// writeWorkers is how many goroutines write a new tree: making a file
+// is kernel work (the inode, the folder entry), which spreads over the
+// cores; more writers than that only queue on the kernel's locks.
+var writeWorkers = 4
+
+// writeTree makes the folders below top and writes the files of the new
+// tree at dir with writeWorkers writers. Each folder is made below its
+// parent's descriptor (mkdirat) and opened there (O_NOFOLLOW|O_DIRECTORY:
+// a symlink planted in between is refused), each file is created below
+// its folder's descriptor (O_EXCL|O_NOFOLLOW), written, fstat'd for its
+// identity and closed: no path is ever resolved from the top, and no
+// descriptor leaves the tree. A folder is handed to the writers as soon as
+// it is made, so that every writer has work from the start.
+func writeTree(ctx context.Context, dir string, top *folderNode) error {
 	fd, err := unix.Open(dir, openDir, 0)
 	if err != nil {
-		return nil, nil, &os.PathError{Op: "open", Path: dir, Err: err}
+		return &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
-	write := func(d string, names []string, files map[string][]byte) ([]FileStat, error) {
-		return writeFolderFd(fd, d, names, files)
+	q := newFolderQueue()
+	q.push(folderJob{top, fd})
+	var wg sync.WaitGroup
+	for w := 0; w < writeWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				j, ok := q.pop()
+				if !ok {
+					return
+				}
+				if !q.stopped() {
+					if err := ctx.Err(); err != nil {
+						j.n.err = err
+					} else {
+						j.n.err = writeFolder(q, j.n, j.fd)
+					}
+					if j.n.err != nil {
+						q.stop()
+					}
+				}
+				unix.Close(j.fd)
+				q.done()
+			}
+		}()
 	}
-	return write, func() { unix.Close(fd) }, nil
+	wg.Wait()
+	if err := nodeErrors(top); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
+
+// writeFolder makes the subfolders of the folder n (open as fd), hands
+// each to the writers, and writes n's files.
+func writeFolder(q *folderQueue, n *folderNode, fd int) error {
+	sortNode(n)
+	for _, s := range n.subs {
+		name := s.name()
+		if err := unix.Mkdirat(fd, name, 0o755); err != nil {
+			return &fs.PathError{Op: "mkdir", Path: s.rel, Err: err}
+		}
+		sfd, err := unix.Openat(fd, name, openDir, 0)
+		if err != nil {
+			return &fs.PathError{Op: "open", Path: s.rel, Err: err}
+		}
+		q.push(folderJob{s, sfd})
+	}
+	n.stats = make([]FileStat, len(n.files))
+	var st unix.Stat_t
+	skip := len(n.rel) + 1
+	if n.rel == "" {
+		skip = 0
+	}
+	for i, f := range n.files {
+		if err := writeNewFd(fd, f.p[skip:], f.b, &st); err != nil {
+			return &fs.PathError{Op: "write", Path: f.p, Err: err}
+		}
+		n.stats[i] = fileStat(&st)
+	}
+	return nil
+}
+
+// folderJob is a folder of the new tree to fill, open as fd.
+type folderJob struct {
+	n  *folderNode
+	fd int
+}
+
+// folderQueue hands folders to writeTree's writers, the last made first
+// (few descriptors open at once), until none is queued or being written.
+type folderQueue struct {
+	mu      sync.Mutex
+	cond    sync.Cond
+	jobs    []folderJob
+	pending int // queued or being written
+	failed  atomic.Bool
+}
+
+func newFolderQueue() *folderQueue {
+	q := &folderQueue{}
+	q.cond.L = &q.mu
+	return q
+}
+
+func (q *folderQueue) push(j folderJob) {
+	q.mu.Lock()
+	q.jobs = append(q.jobs, j)
+	q.pending++
+	q.mu.Unlock()
+	q.cond.Signal()
+}
+
+// pop waits for a folder; false when every folder is done.
+func (q *folderQueue) pop() (folderJob, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.jobs) == 0 && q.pending > 0 {
+		q.cond.Wait()
+	}
+	if len(q.jobs) == 0 {
+		return folderJob{}, false
+	}
+	j := q.jobs[len(q.jobs)-1]
+	q.jobs = q.jobs[:len(q.jobs)-1]
+	return j, true
+}
+
+// done ends a folder popped.
+func (q *folderQueue) done() {
+	q.mu.Lock()
+	q.pending--
+	last := q.pending == 0
+	q.mu.Unlock()
+	if last {
+		q.cond.Broadcast()
+	}
+}
+
+// stop makes the writers close the folders still queued without writing
+// them: one failed.
+func (q *folderQueue) stop()         { q.failed.Store(true) }
+func (q *folderQueue) stopped() bool { return q.failed.Load() }

@@ -1,17 +1,18 @@
 package outtree
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/internal/testobj"
+	"golang.org/x/sys/unix"
 )
 
 // TestReadWalksAgree: the system-call walk Read uses on Linux and the
@@ -93,47 +94,18 @@ func TestReadTooDeep(t *testing.T) {
 func TestWriteWritersAgree(t *testing.T) {
 	files := bigTree("v")
 	files["a/b/c/deep.yaml"] = []byte("deep\n")
+	files["a/b/c/d/deeper.yaml"] = []byte("deeper\n")
 	files["empty.yaml"] = nil
-	writers := map[string]func(dir string) (func(string, []string, map[string][]byte) error, func(), error){
-		"syscalls": func(dir string) (func(string, []string, map[string][]byte) error, func(), error) {
-			write, done, err := folderWriter(nil, dir)
-			return func(d string, names []string, files map[string][]byte) error {
-				_, err := write(d, names, files)
-				return err
-			}, done, err
-		},
-		"os.Root": func(dir string) (func(string, []string, map[string][]byte) error, func(), error) {
-			root, err := os.OpenRoot(dir)
-			if err != nil {
-				return nil, nil, err
-			}
-			return func(d string, names []string, files map[string][]byte) error {
-				return writeFolderRoot(root, d, names, files)
-			}, func() { root.Close() }, nil
-		},
+	writers := map[string]func(ctx context.Context, dir string, top *folderNode) error{
+		"syscalls": writeTree,
+		"os.Root":  writeTreeRoot,
 	}
-	byDir := map[string][]string{}
-	for p := range files {
-		d, name := filepath.Split(p)
-		byDir[strings.TrimSuffix(d, "/")] = append(byDir[strings.TrimSuffix(d, "/")], name)
-	}
-	for name, open := range writers {
+	for name, write := range writers {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			for d := range byDir {
-				if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
-			write, done, err := open(dir)
-			if err != nil {
+			top := planFolders(files)
+			if err := write(context.Background(), dir, top); err != nil {
 				t.Fatal(err)
-			}
-			defer done()
-			for d, names := range byDir {
-				if err := write(d, names, files); err != nil {
-					t.Fatal(err)
-				}
 			}
 			got, err := readPortable(dir)
 			if err != nil {
@@ -142,18 +114,50 @@ func TestWriteWritersAgree(t *testing.T) {
 			if diff := cmp.Diff(files, got, cmp.Comparer(func(a, b []byte) bool { return string(a) == string(b) })); diff != "" {
 				t.Errorf("-want +got:\n%s", diff)
 			}
-			if err := write("", []string{"kustomization.yaml"}, files); !errors.Is(err, fs.ErrExist) {
+			if name == "syscalls" {
+				stats := nodeStats(top, len(files))
+				if len(stats) != len(files) {
+					t.Fatalf("%d identities for %d files", len(stats), len(files))
+				}
+				for p, st := range stats {
+					var want unix.Stat_t
+					if err := unix.Lstat(filepath.Join(dir, p), &want); err != nil {
+						t.Fatal(err)
+					}
+					if st != fileStat(&want) {
+						t.Errorf("%s: identity %+v, lstat %+v", p, st, fileStat(&want))
+					}
+				}
+			}
+
+			// O_EXCL: a file already there is not replaced.
+			again := t.TempDir()
+			mustWrite(t, filepath.Join(again, "kustomization.yaml"), "mine")
+			if err := write(context.Background(), again, planFolders(files)); !errors.Is(err, fs.ErrExist) {
 				t.Errorf("writing over an existing file: want fs.ErrExist, got %v", err)
 			}
+			if b, _ := os.ReadFile(filepath.Join(again, "kustomization.yaml")); string(b) != "mine" {
+				t.Errorf("the file already there was replaced: %q", b)
+			}
+
+			// A symlink planted where a folder goes is never written through.
+			planted := t.TempDir()
 			outside := t.TempDir()
-			if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
+			if err := os.Symlink(outside, filepath.Join(planted, "a")); err != nil {
 				t.Fatal(err)
 			}
-			if err := write("link", []string{"x.yaml"}, map[string][]byte{"link/x.yaml": []byte("x")}); err == nil {
+			if err := write(context.Background(), planted, planFolders(files)); err == nil {
 				t.Error("wrote through a symlink planted for a folder")
 			}
 			if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 				t.Errorf("a file landed outside the tree: %v", entries)
+			}
+
+			// A cancelled write stops.
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if err := write(ctx, t.TempDir(), planFolders(files)); !errors.Is(err, context.Canceled) {
+				t.Errorf("a cancelled write: want context.Canceled, got %v", err)
 			}
 		})
 	}
