@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
 	"reflect"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,7 +63,7 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 		return nil, nil, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
 	defer unix.Close(fd)
-	entries, err := readDirFd(fd, nil)
+	entries, err := readDirFd(fd, "", nil, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", dir, err)
 	}
@@ -69,46 +71,122 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 	// readers at once: a tree is latency-bound, one system call per step.
 	// Errors are kept per entry, so the first one in name order is
 	// reported, as a single reader would.
-	readers := make([]*treeReader, len(entries))
+	readers := make([]*treeReader, min(ioWorkers, len(entries)))
 	// On a cache hit the bytes wanted are the bytes known: one lookup
 	// less per file.
 	wantIsKnown := want != nil && known.Files != nil && reflect.ValueOf(want).UnsafePointer() == reflect.ValueOf(known.Files).UnsafePointer()
-	errs := onWorkers(context.Background(), len(entries), false, func(i int) error {
-		readers[i] = &treeReader{dir: dir, want: want, known: known, wantIsKnown: wantIsKnown}
+	for w := range readers {
+		readers[w] = &treeReader{dir: dir, want: want, known: known, wantIsKnown: wantIsKnown}
 		if ws != nil {
-			readers[i].now = ws.taken
-			readers[i].indexed = true
+			readers[w].now = ws.taken
+			readers[w].indexed = true
 		}
-		return readers[i].entry(fd, "", entries[i], 0)
+	}
+	errs := onWorkersOf(context.Background(), len(entries), false, func(w, i int) error {
+		return readers[w].entry(fd, entries[i], 0)
 	})
 	if err := firstError(errs); err != nil {
 		return nil, nil, err
 	}
-	n, m := 0, 0
+	var c walkCounts
 	for _, r := range readers {
-		n += len(r.files)
-		m += len(r.stats)
+		c.files += len(r.kept) + len(r.files)
+		c.stats += len(r.kept) + len(r.stats)
+		c.trusted += len(r.kept)
+		c.read += r.read
 	}
-	files := make(map[string][]byte, n)
+	if ws != nil {
+		ws.read = c.read
+		if files, stats, ok := c.fromKnown(readers, want, known); ok {
+			ws.files = stats
+			ws.same = c.read == 0
+			return files, ws, nil
+		}
+	}
+	files := make(map[string][]byte, c.files)
 	for _, r := range readers {
+		for _, f := range r.kept {
+			files[f.p] = f.b
+		}
 		for _, f := range r.files {
 			files[f.p] = f.b
 		}
 	}
 	if ws != nil {
-		ws.files = make(map[string]FileStat, m)
+		ws.files = make(map[string]FileStat, c.stats)
 		for _, r := range readers {
+			for _, f := range r.kept {
+				ws.files[f.p] = f.st
+			}
 			for _, f := range r.stats {
 				ws.files[f.p] = f.st
 			}
-			ws.read += r.read
 		}
+		ws.same = c.read == 0 && c.trusted == len(want)
 	}
 	return files, ws, nil
 }
 
+// walkCounts counts what the readers of an indexed walk found: files
+// (trusted or read), identities recorded, files trusted, files read.
+type walkCounts struct {
+	files, stats, trusted, read int
+}
+
+// fromKnown makes the walk's files and identities from copies of want
+// and of known's Index, when those name every file trusted and every
+// file read only adds to them (no map built entry by entry: a tree of
+// tens of thousands of files most of which are trusted). ok is false
+// when they do not: a file wanted or recorded was not found.
+//
+// The trusted files T are in want and in the Index (walk: a file is
+// trusted only then), the files read R are all the others found. With
+// |T| + |R in want| = |want|, want's paths are T and R's: the files are
+// want, R's bytes put over it. With |T| + |R in Index| = |Index|, the
+// Index's paths are T and R's: the identities are the Index's, R's
+// removed, then those of R's files that hold the bytes wanted.
+func (c walkCounts) fromKnown(readers []*treeReader, want map[string][]byte, known Known) (files map[string][]byte, stats map[string]FileStat, ok bool) {
+	if known.Index == nil || c.trusted == 0 || 2*c.read > c.trusted {
+		return nil, nil, false
+	}
+	inWant, inIndex := 0, 0
+	for _, r := range readers {
+		for _, f := range r.files {
+			if _, ok := want[f.p]; ok {
+				inWant++
+			}
+			if _, ok := known.Index.Files[f.p]; ok {
+				inIndex++
+			}
+		}
+	}
+	if c.trusted+inWant != len(want) || c.trusted+inIndex != len(known.Index.Files) {
+		return nil, nil, false
+	}
+	files = maps.Clone(want)
+	stats = maps.Clone(known.Index.Files)
+	for _, r := range readers {
+		for _, f := range r.files {
+			files[f.p] = f.b
+			delete(stats, f.p)
+		}
+		for _, f := range r.stats {
+			stats[f.p] = f.st
+		}
+	}
+	return files, stats, true
+}
+
 type fileID struct {
 	p  string
+	st FileStat
+}
+
+// keptFile is a file an indexed walk trusted: its path, the bytes wanted
+// (which it holds) and its identity.
+type keptFile struct {
+	p  string
+	b  []byte
 	st FileStat
 }
 
@@ -118,6 +196,9 @@ type walkStats struct {
 	taken int64
 	files map[string]FileStat
 	read  int
+	// same: every file found was trusted and every file wanted found:
+	// the tree holds exactly the files wanted.
+	same bool
 }
 
 // index is the Index of what the walk saw; known is what it was told.
@@ -141,22 +222,24 @@ func firstError(errs []error) error {
 }
 
 type treeReader struct {
-	dir   string
+	dir string
+	// files are the files read (every file, not indexed).
 	files []fileBytes
 	// An indexed walk (walkTree): the files wanted (the very map of
 	// known's bytes: wantIsKnown), what is known of the tree, when the
-	// walk began, the identities of the files holding the bytes wanted
-	// and how many files were read.
+	// walk began, the files trusted (kept), the identities of the files
+	// read that hold the bytes wanted and how many files were read.
 	indexed     bool
 	want        map[string][]byte
 	wantIsKnown bool
 	known       Known
 	now         int64
+	kept        []keptFile
 	stats       []fileID
 	read        int
-	// buf is getdents' buffer, one per reader: a tree has a folder per
-	// spec.
-	buf []byte
+	// buf is getdents' buffer and names the paths' scratch, one of
+	// each per reader: a tree has a folder per spec.
+	buf, names []byte
 }
 
 // folder reads the folder open as fd, whose slash path is rel ("" for the
@@ -168,26 +251,23 @@ func (r *treeReader) folder(fd int, rel string, depth int) error {
 	if r.buf == nil {
 		r.buf = make([]byte, 32<<10)
 	}
-	entries, err := readDirFd(fd, r.buf)
+	entries, err := readDirFd(fd, rel, r.buf, &r.names)
 	if err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(r.dir, rel), err)
 	}
 	for _, e := range entries {
-		if err := r.entry(fd, rel, e, depth); err != nil {
+		if err := r.entry(fd, e, depth); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// entry reads the entry e of the folder open as fd (slash path rel): a
-// folder below it, or a regular file.
-func (r *treeReader) entry(fd int, rel string, e dirent, depth int) error {
+// entry reads the entry e of the folder open as fd: a folder below it, or
+// a regular file.
+func (r *treeReader) entry(fd int, e dirent, depth int) error {
 	// A name from getdents holds no slash and is not "." or "..".
-	p := e.name
-	if rel != "" {
-		p = rel + "/" + e.name
-	}
+	p := e.p
 	if e.typ == unix.DT_UNKNOWN {
 		// A file system that does not fill in d_type: ask.
 		var st unix.Stat_t
@@ -215,8 +295,7 @@ func (r *treeReader) entry(fd int, rel string, e dirent, depth int) error {
 			if w, ok := r.want[p]; ok && unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil &&
 				st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size <= fsroot.MaxFileSize {
 				if id := fileStat(&st); r.known.unchanged(p, id, w, r.wantIsKnown, r.now) {
-					r.files = append(r.files, fileBytes{p, w})
-					r.stats = append(r.stats, fileID{p, id})
+					r.kept = append(r.kept, keptFile{p, w, id})
 					return nil
 				}
 			}
@@ -302,19 +381,36 @@ func (r *treeReader) file(fd int, name string) ([]byte, unix.Stat_t, error) {
 	return b, st, nil
 }
 
+// dirent is an entry of a folder: its slash path below the tree, its
+// name (the end of p) and its type.
 type dirent struct {
-	name string
-	typ  uint8
+	p, name string
+	typ     uint8
 }
 
-// readDirFd lists the folder open as fd (not "." or ".."), sorted by
-// name, with buf (nil: a new one) as getdents' buffer. fd stays open and
-// its offset is left at the end.
-func readDirFd(fd int, buf []byte) ([]dirent, error) {
-	var out []dirent
+// readDirFd lists the folder open as fd, whose slash path is rel ("" for
+// the top), without "." and "..", sorted by name, with buf (nil: a new
+// one) as getdents' buffer and *names (nil: none) as scratch for the
+// entries' paths, which share one string. fd stays open and its offset
+// is left at the end.
+func readDirFd(fd int, rel string, buf []byte, names *[]byte) ([]dirent, error) {
 	if buf == nil {
 		buf = make([]byte, 32<<10)
 	}
+	var scratch []byte
+	if names != nil {
+		scratch = (*names)[:0]
+	}
+	prefix := len(rel)
+	if rel != "" {
+		prefix++
+	}
+	type span struct {
+		end int
+		typ uint8
+	}
+	var small [64]span
+	spans := small[:0]
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if err == unix.EINTR {
@@ -340,13 +436,29 @@ func readDirFd(fd int, buf []byte) ([]dirent, error) {
 					break
 				}
 			}
-			if s := string(name); s != "." && s != ".." {
-				out = append(out, dirent{name: s, typ: b[18]})
+			if dot := len(name) == 1 && name[0] == '.' || len(name) == 2 && name[0] == '.' && name[1] == '.'; !dot {
+				if rel != "" {
+					scratch = append(scratch, rel...)
+					scratch = append(scratch, '/')
+				}
+				scratch = append(scratch, name...)
+				spans = append(spans, span{len(scratch), b[18]})
 			}
 			b = b[reclen:]
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	if names != nil {
+		*names = scratch
+	}
+	// One string for the folder's paths: one allocation, not one a file.
+	all := string(scratch)
+	out := make([]dirent, len(spans))
+	start := 0
+	for i, sp := range spans {
+		out[i] = dirent{p: all[start:sp.end], name: all[start+prefix : sp.end], typ: sp.typ}
+		start = sp.end
+	}
+	slices.SortFunc(out, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
 	return out, nil
 }
 

@@ -604,6 +604,12 @@ const ioWorkers = 4
 // that the first error in index order is the one a single worker would
 // have met.
 func onWorkers(ctx context.Context, n int, stop bool, do func(i int) error) []error {
+	return onWorkersOf(ctx, n, stop, func(_, i int) error { return do(i) })
+}
+
+// onWorkersOf is onWorkers telling do which worker (below ioWorkers and
+// n) calls it: a worker makes one call at a time.
+func onWorkersOf(ctx context.Context, n int, stop bool, do func(w, i int) error) []error {
 	errs := make([]error, n)
 	var next atomic.Int64
 	var failed atomic.Bool
@@ -617,7 +623,7 @@ func onWorkers(ctx context.Context, n int, stop bool, do func(i int) error) []er
 				if i >= n || stop && (failed.Load() || ctx.Err() != nil) {
 					return
 				}
-				if errs[i] = do(i); errs[i] != nil {
+				if errs[i] = do(w, i); errs[i] != nil {
 					failed.Store(true)
 				}
 			}
