@@ -9,8 +9,10 @@
 // tree as its commit point: a kill leaves the old tree, the new one, or a
 // tree holding the journal, which Read and OpenFS refuse (ErrInterrupted)
 // and the next Write (or Finish) completes. Everything goes through
-// descriptors that never leave the folder. Read and OpenFS read a tree
-// back.
+// descriptors that never leave the folder: a new tree is written by
+// several writers, each folder made and opened (O_NOFOLLOW) below its
+// parent's descriptor and handed to the writers at once, each file
+// created (O_EXCL) below its folder's. Read and OpenFS read a tree back.
 //
 // WriteIndexed and ReadIndexed take what the caller knows of the tree
 // from its last write or check (Known: an Index of each file's lstat

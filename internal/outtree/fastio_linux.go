@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"maps"
 	"path/filepath"
 	"reflect"
-	"sort"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wavesmith/wavesmith/internal/fsroot"
@@ -60,7 +63,8 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 		return nil, nil, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
 	defer unix.Close(fd)
-	entries, err := readDirFd(fd, nil)
+	short := shortListingEnds(fd)
+	entries, err := readDirFd(fd, "", nil, nil, short)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", dir, err)
 	}
@@ -68,51 +72,122 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 	// readers at once: a tree is latency-bound, one system call per step.
 	// Errors are kept per entry, so the first one in name order is
 	// reported, as a single reader would.
-	readers := make([]*treeReader, len(entries))
+	readers := make([]*treeReader, min(ioWorkers, len(entries)))
 	// On a cache hit the bytes wanted are the bytes known: one lookup
 	// less per file.
 	wantIsKnown := want != nil && known.Files != nil && reflect.ValueOf(want).UnsafePointer() == reflect.ValueOf(known.Files).UnsafePointer()
-	errs := onWorkers(context.Background(), len(entries), false, func(i int) error {
-		readers[i] = &treeReader{dir: dir, want: want, known: known, wantIsKnown: wantIsKnown}
+	for w := range readers {
+		readers[w] = &treeReader{dir: dir, want: want, known: known, wantIsKnown: wantIsKnown}
 		if ws != nil {
-			readers[i].now = ws.taken
-			readers[i].indexed = true
+			readers[w].now = ws.taken
+			readers[w].indexed = true
 		}
-		return readers[i].entry(fd, "", entries[i], 0)
+	}
+	errs := onWorkersOf(context.Background(), len(entries), false, func(w, i int) error {
+		return readers[w].entry(fd, entries[i], 0, short)
 	})
 	if err := firstError(errs); err != nil {
 		return nil, nil, err
 	}
-	n, m := 0, 0
+	var c walkCounts
 	for _, r := range readers {
-		n += len(r.files)
-		m += len(r.stats)
+		c.files += len(r.kept) + len(r.files)
+		c.stats += len(r.kept) + len(r.stats)
+		c.trusted += len(r.kept)
+		c.read += r.read
 	}
-	files := make(map[string][]byte, n)
+	if ws != nil {
+		ws.read = c.read
+		if files, stats, ok := c.fromKnown(readers, want, known); ok {
+			ws.files = stats
+			ws.same = c.read == 0
+			return files, ws, nil
+		}
+	}
+	files := make(map[string][]byte, c.files)
 	for _, r := range readers {
+		for _, f := range r.kept {
+			files[f.p] = f.b
+		}
 		for _, f := range r.files {
 			files[f.p] = f.b
 		}
 	}
 	if ws != nil {
-		ws.files = make(map[string]FileStat, m)
+		ws.files = make(map[string]FileStat, c.stats)
 		for _, r := range readers {
+			for _, f := range r.kept {
+				ws.files[f.p] = f.st
+			}
 			for _, f := range r.stats {
 				ws.files[f.p] = f.st
 			}
-			ws.read += r.read
 		}
+		ws.same = c.read == 0 && c.trusted == len(want)
 	}
 	return files, ws, nil
 }
 
-type fileBytes struct {
-	p string
-	b []byte
+// walkCounts counts what the readers of an indexed walk found: files
+// (trusted or read), identities recorded, files trusted, files read.
+type walkCounts struct {
+	files, stats, trusted, read int
+}
+
+// fromKnown makes the walk's files and identities from copies of want
+// and of known's Index, when those name every file trusted and every
+// file read only adds to them (no map built entry by entry: a tree of
+// tens of thousands of files most of which are trusted). ok is false
+// when they do not: a file wanted or recorded was not found.
+//
+// The trusted files T are in want and in the Index (walk: a file is
+// trusted only then), the files read R are all the others found. With
+// |T| + |R in want| = |want|, want's paths are T and R's: the files are
+// want, R's bytes put over it. With |T| + |R in Index| = |Index|, the
+// Index's paths are T and R's: the identities are the Index's, R's
+// removed, then those of R's files that hold the bytes wanted.
+func (c walkCounts) fromKnown(readers []*treeReader, want map[string][]byte, known Known) (files map[string][]byte, stats map[string]FileStat, ok bool) {
+	if known.Index == nil || c.trusted == 0 || 2*c.read > c.trusted {
+		return nil, nil, false
+	}
+	inWant, inIndex := 0, 0
+	for _, r := range readers {
+		for _, f := range r.files {
+			if _, ok := want[f.p]; ok {
+				inWant++
+			}
+			if _, ok := known.Index.Files[f.p]; ok {
+				inIndex++
+			}
+		}
+	}
+	if c.trusted+inWant != len(want) || c.trusted+inIndex != len(known.Index.Files) {
+		return nil, nil, false
+	}
+	files = maps.Clone(want)
+	stats = maps.Clone(known.Index.Files)
+	for _, r := range readers {
+		for _, f := range r.files {
+			files[f.p] = f.b
+			delete(stats, f.p)
+		}
+		for _, f := range r.stats {
+			stats[f.p] = f.st
+		}
+	}
+	return files, stats, true
 }
 
 type fileID struct {
 	p  string
+	st FileStat
+}
+
+// keptFile is a file an indexed walk trusted: its path, the bytes wanted
+// (which it holds) and its identity.
+type keptFile struct {
+	p  string
+	b  []byte
 	st FileStat
 }
 
@@ -122,6 +197,9 @@ type walkStats struct {
 	taken int64
 	files map[string]FileStat
 	read  int
+	// same: every file found was trusted and every file wanted found:
+	// the tree holds exactly the files wanted.
+	same bool
 }
 
 // index is the Index of what the walk saw; known is what it was told.
@@ -145,53 +223,53 @@ func firstError(errs []error) error {
 }
 
 type treeReader struct {
-	dir   string
+	dir string
+	// files are the files read (every file, not indexed).
 	files []fileBytes
 	// An indexed walk (walkTree): the files wanted (the very map of
 	// known's bytes: wantIsKnown), what is known of the tree, when the
-	// walk began, the identities of the files holding the bytes wanted
-	// and how many files were read.
+	// walk began, the files trusted (kept), the identities of the files
+	// read that hold the bytes wanted and how many files were read.
 	indexed     bool
 	want        map[string][]byte
 	wantIsKnown bool
 	known       Known
 	now         int64
+	kept        []keptFile
 	stats       []fileID
 	read        int
-	// buf is getdents' buffer, one per reader: a tree has a folder per
-	// spec.
-	buf []byte
+	// buf is getdents' buffer and names the paths' scratch, one of
+	// each per reader: a tree has a folder per spec.
+	buf, names []byte
 }
 
 // folder reads the folder open as fd, whose slash path is rel ("" for the
-// top), in name order, so that the first error is always the same.
-func (r *treeReader) folder(fd int, rel string, depth int) error {
+// top), in name order, so that the first error is always the same; short:
+// a short listing of it is all of it (shortListingEnds).
+func (r *treeReader) folder(fd int, rel string, depth int, short bool) error {
 	if depth > maxTreeDepth {
 		return fmt.Errorf("%s: %w: folders nest more than %d deep", filepath.Join(r.dir, rel), ErrNotTree, maxTreeDepth)
 	}
 	if r.buf == nil {
 		r.buf = make([]byte, 32<<10)
 	}
-	entries, err := readDirFd(fd, r.buf)
+	entries, err := readDirFd(fd, rel, r.buf, &r.names, short)
 	if err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(r.dir, rel), err)
 	}
 	for _, e := range entries {
-		if err := r.entry(fd, rel, e, depth); err != nil {
+		if err := r.entry(fd, e, depth, short); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// entry reads the entry e of the folder open as fd (slash path rel): a
-// folder below it, or a regular file.
-func (r *treeReader) entry(fd int, rel string, e dirent, depth int) error {
+// entry reads the entry e of the folder open as fd: a folder below it, or
+// a regular file; short as for folder.
+func (r *treeReader) entry(fd int, e dirent, depth int, short bool) error {
 	// A name from getdents holds no slash and is not "." or "..".
-	p := e.name
-	if rel != "" {
-		p = rel + "/" + e.name
-	}
+	p := e.p
 	if e.typ == unix.DT_UNKNOWN {
 		// A file system that does not fill in d_type: ask.
 		var st unix.Stat_t
@@ -202,11 +280,11 @@ func (r *treeReader) entry(fd int, rel string, e dirent, depth int) error {
 	}
 	switch e.typ {
 	case unix.DT_DIR:
-		sub, err := unix.Openat(fd, e.name, openDir, 0)
+		sub, short, err := openSubfolder(fd, e.name, short)
 		if err != nil {
 			return r.openError(p, err)
 		}
-		err = r.folder(sub, p, depth+1)
+		err = r.folder(sub, p, depth+1, short)
 		unix.Close(sub)
 		return err
 	case unix.DT_REG:
@@ -219,8 +297,7 @@ func (r *treeReader) entry(fd int, rel string, e dirent, depth int) error {
 			if w, ok := r.want[p]; ok && unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil &&
 				st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size <= fsroot.MaxFileSize {
 				if id := fileStat(&st); r.known.unchanged(p, id, w, r.wantIsKnown, r.now) {
-					r.files = append(r.files, fileBytes{p, w})
-					r.stats = append(r.stats, fileID{p, id})
+					r.kept = append(r.kept, keptFile{p, w, id})
 					return nil
 				}
 			}
@@ -306,19 +383,74 @@ func (r *treeReader) file(fd int, name string) ([]byte, unix.Stat_t, error) {
 	return b, st, nil
 }
 
+// dirent is an entry of a folder: its slash path below the tree, its
+// name (the end of p) and its type.
 type dirent struct {
-	name string
-	typ  uint8
+	p, name string
+	typ     uint8
 }
 
-// readDirFd lists the folder open as fd (not "." or ".."), sorted by
-// name, with buf (nil: a new one) as getdents' buffer. fd stays open and
-// its offset is left at the end.
-func readDirFd(fd int, buf []byte) ([]dirent, error) {
-	var out []dirent
+// shortListingEnds reports whether the folder open as fd is on a file
+// system whose getdents fills the buffer until the folder's end (ext4,
+// tmpfs): there a listing shorter than the buffer by more than an entry
+// is the whole folder, and the call that would return nothing is not
+// made (one system call a folder less). A folder below is on the same
+// file system only when opened without crossing a mount (openSubfolder).
+func shortListingEnds(fd int) bool {
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(fd, &st); err != nil {
+		return false
+	}
+	return st.Type == unix.EXT4_SUPER_MAGIC || st.Type == unix.TMPFS_MAGIC
+}
+
+// openSubfolder opens the folder name below fd (O_NOFOLLOW|O_DIRECTORY).
+// With short (fd's listings end short), it refuses to cross a mount
+// (RESOLVE_NO_XDEV), so that the folder is on fd's file system and short
+// stays true; a folder that is a mount point (or a kernel without
+// openat2) is opened as before, and short is false below it.
+func openSubfolder(fd int, name string, short bool) (int, bool, error) {
+	if short {
+		sub, err := unix.Openat2(fd, name, &unix.OpenHow{Flags: openDir, Resolve: unix.RESOLVE_NO_XDEV})
+		if err == nil {
+			return sub, true, nil
+		}
+		if !errors.Is(err, unix.EXDEV) && !errors.Is(err, unix.ENOSYS) {
+			return -1, false, err
+		}
+	}
+	sub, err := unix.Openat(fd, name, openDir, 0)
+	return sub, false, err
+}
+
+// maxDirent is the most a linux_dirent64 takes: its 19 bytes, a name of
+// 255 and its NUL, aligned to 8.
+const maxDirent = 280
+
+// readDirFd lists the folder open as fd, whose slash path is rel ("" for
+// the top), without "." and "..", sorted by name, with buf (nil: a new
+// one) as getdents' buffer and *names (nil: none) as scratch for the
+// entries' paths, which share one string; short: a listing shorter than
+// buf by more than an entry is the whole folder (shortListingEnds). fd
+// stays open.
+func readDirFd(fd int, rel string, buf []byte, names *[]byte, short bool) ([]dirent, error) {
 	if buf == nil {
 		buf = make([]byte, 32<<10)
 	}
+	var scratch []byte
+	if names != nil {
+		scratch = (*names)[:0]
+	}
+	prefix := len(rel)
+	if rel != "" {
+		prefix++
+	}
+	type span struct {
+		end int
+		typ uint8
+	}
+	var small [64]span
+	spans := small[:0]
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if err == unix.EINTR {
@@ -344,13 +476,32 @@ func readDirFd(fd int, buf []byte) ([]dirent, error) {
 					break
 				}
 			}
-			if s := string(name); s != "." && s != ".." {
-				out = append(out, dirent{name: s, typ: b[18]})
+			if dot := len(name) == 1 && name[0] == '.' || len(name) == 2 && name[0] == '.' && name[1] == '.'; !dot {
+				if rel != "" {
+					scratch = append(scratch, rel...)
+					scratch = append(scratch, '/')
+				}
+				scratch = append(scratch, name...)
+				spans = append(spans, span{len(scratch), b[18]})
 			}
 			b = b[reclen:]
 		}
+		if short && n < len(buf)-maxDirent {
+			break
+		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	if names != nil {
+		*names = scratch
+	}
+	// One string for the folder's paths: one allocation, not one a file.
+	all := string(scratch)
+	out := make([]dirent, len(spans))
+	start := 0
+	for i, sp := range spans {
+		out[i] = dirent{p: all[start:sp.end], name: all[start+prefix : sp.end], typ: sp.typ}
+		start = sp.end
+	}
+	slices.SortFunc(out, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
 	return out, nil
 }
 
@@ -390,32 +541,6 @@ func direntType(m uint32) uint8 {
 }
 
 func statMode(m uint32) fs.FileMode { return direntMode(direntType(m)) }
-
-// writeFolderFd writes the files names of the folder d ("" for the top)
-// of the new tree open as top: d is opened component by component with
-// O_NOFOLLOW, each file created with O_EXCL below it. It returns each
-// file's identity, as fstat gave it once the file was written.
-func writeFolderFd(top int, d string, names []string, files map[string][]byte) ([]FileStat, error) {
-	fd := top
-	prefix := ""
-	if d != "" {
-		var err error
-		if fd, err = openBelow(top, d); err != nil {
-			return nil, err
-		}
-		defer unix.Close(fd)
-		prefix = d + "/"
-	}
-	stats := make([]FileStat, len(names))
-	var st unix.Stat_t
-	for i, name := range names {
-		if err := writeNewFd(fd, name, files[prefix+name], &st); err != nil {
-			return nil, &fs.PathError{Op: "write", Path: prefix + name, Err: err}
-		}
-		stats[i] = fileStat(&st)
-	}
-	return stats, nil
-}
 
 // openBelow opens the folder at slash path d below the folder fd, one
 // component at a time, never following a symlink.
@@ -485,16 +610,142 @@ func readIndexed(dir string, want map[string][]byte, known Known) (map[string][]
 	return got, ws.index(known), nil
 }
 
-// folderWriter returns writeFiles' writer of one folder of the new tree
-// at dir, and what closes it. The writer returns the identities of the
-// files it wrote.
-func folderWriter(_ *os.Root, dir string) (func(d string, names []string, files map[string][]byte) ([]FileStat, error), func(), error) {
+// writeTree makes the folders below top and writes the files of the new
+// tree at dir with ioWorkers writers (making a file is kernel work, the
+// inode and the folder entry, which spreads over the cores; 2, 3, 4 and 8
+// writers took as long on 2 cores). Each folder is made below its
+// parent's descriptor (mkdirat) and opened there (O_NOFOLLOW|O_DIRECTORY:
+// a symlink planted in between is refused), each file is created below
+// its folder's descriptor (O_EXCL|O_NOFOLLOW), written, fstat'd for its
+// identity and closed: no path is ever resolved from the top, and no
+// descriptor leaves the tree. A folder is handed to the writers as soon as
+// it is made, so that every writer has work from the start.
+func writeTree(ctx context.Context, dir string, top *folderNode) error {
 	fd, err := unix.Open(dir, openDir, 0)
 	if err != nil {
-		return nil, nil, &os.PathError{Op: "open", Path: dir, Err: err}
+		return &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
-	write := func(d string, names []string, files map[string][]byte) ([]FileStat, error) {
-		return writeFolderFd(fd, d, names, files)
+	q := newFolderQueue()
+	q.push(folderJob{top, fd})
+	var wg sync.WaitGroup
+	for range ioWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				j, ok := q.pop()
+				if !ok {
+					return
+				}
+				if !q.stopped() {
+					if err := ctx.Err(); err != nil {
+						j.n.err = err
+					} else {
+						j.n.err = writeFolder(q, j.n, j.fd)
+					}
+					if j.n.err != nil {
+						q.stop()
+					}
+				}
+				unix.Close(j.fd)
+				q.done()
+			}
+		}()
 	}
-	return write, func() { unix.Close(fd) }, nil
+	wg.Wait()
+	if err := nodeErrors(top); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
+
+// writeFolder makes the subfolders of the folder n (open as fd), hands
+// each to the writers, and writes n's files.
+func writeFolder(q *folderQueue, n *folderNode, fd int) error {
+	sortNode(n)
+	for _, s := range n.subs {
+		name := s.name()
+		if err := unix.Mkdirat(fd, name, 0o755); err != nil {
+			return &fs.PathError{Op: "mkdir", Path: s.rel, Err: err}
+		}
+		sfd, err := unix.Openat(fd, name, openDir, 0)
+		if err != nil {
+			return &fs.PathError{Op: "open", Path: s.rel, Err: err}
+		}
+		q.push(folderJob{s, sfd})
+	}
+	n.stats = make([]FileStat, len(n.files))
+	var st unix.Stat_t
+	skip := len(n.rel) + 1
+	if n.rel == "" {
+		skip = 0
+	}
+	for i, f := range n.files {
+		if err := writeNewFd(fd, f.p[skip:], f.b, &st); err != nil {
+			return &fs.PathError{Op: "write", Path: f.p, Err: err}
+		}
+		n.stats[i] = fileStat(&st)
+	}
+	return nil
+}
+
+// folderJob is a folder of the new tree to fill, open as fd.
+type folderJob struct {
+	n  *folderNode
+	fd int
+}
+
+// folderQueue hands folders to writeTree's writers, the last made first
+// (few descriptors open at once), until none is queued or being written.
+type folderQueue struct {
+	mu      sync.Mutex
+	cond    sync.Cond
+	jobs    []folderJob
+	pending int // queued or being written
+	failed  atomic.Bool
+}
+
+func newFolderQueue() *folderQueue {
+	q := &folderQueue{}
+	q.cond.L = &q.mu
+	return q
+}
+
+func (q *folderQueue) push(j folderJob) {
+	q.mu.Lock()
+	q.jobs = append(q.jobs, j)
+	q.pending++
+	q.mu.Unlock()
+	q.cond.Signal()
+}
+
+// pop waits for a folder; false when every folder is done.
+func (q *folderQueue) pop() (folderJob, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.jobs) == 0 && q.pending > 0 {
+		q.cond.Wait()
+	}
+	if len(q.jobs) == 0 {
+		return folderJob{}, false
+	}
+	j := q.jobs[len(q.jobs)-1]
+	q.jobs = q.jobs[:len(q.jobs)-1]
+	return j, true
+}
+
+// done ends a folder popped.
+func (q *folderQueue) done() {
+	q.mu.Lock()
+	q.pending--
+	last := q.pending == 0
+	q.mu.Unlock()
+	if last {
+		q.cond.Broadcast()
+	}
+}
+
+// stop makes the writers close the folders still queued without writing
+// them: one failed.
+func (q *folderQueue) stop()         { q.failed.Store(true) }
+func (q *folderQueue) stopped() bool { return q.failed.Load() }

@@ -1,6 +1,7 @@
 package outtree
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/internal/testobj"
+	"golang.org/x/sys/unix"
 )
 
 // TestReadWalksAgree: the system-call walk Read uses on Linux and the
@@ -93,47 +95,18 @@ func TestReadTooDeep(t *testing.T) {
 func TestWriteWritersAgree(t *testing.T) {
 	files := bigTree("v")
 	files["a/b/c/deep.yaml"] = []byte("deep\n")
+	files["a/b/c/d/deeper.yaml"] = []byte("deeper\n")
 	files["empty.yaml"] = nil
-	writers := map[string]func(dir string) (func(string, []string, map[string][]byte) error, func(), error){
-		"syscalls": func(dir string) (func(string, []string, map[string][]byte) error, func(), error) {
-			write, done, err := folderWriter(nil, dir)
-			return func(d string, names []string, files map[string][]byte) error {
-				_, err := write(d, names, files)
-				return err
-			}, done, err
-		},
-		"os.Root": func(dir string) (func(string, []string, map[string][]byte) error, func(), error) {
-			root, err := os.OpenRoot(dir)
-			if err != nil {
-				return nil, nil, err
-			}
-			return func(d string, names []string, files map[string][]byte) error {
-				return writeFolderRoot(root, d, names, files)
-			}, func() { root.Close() }, nil
-		},
+	writers := map[string]func(ctx context.Context, dir string, top *folderNode) error{
+		"syscalls": writeTree,
+		"os.Root":  writeTreeRoot,
 	}
-	byDir := map[string][]string{}
-	for p := range files {
-		d, name := filepath.Split(p)
-		byDir[strings.TrimSuffix(d, "/")] = append(byDir[strings.TrimSuffix(d, "/")], name)
-	}
-	for name, open := range writers {
+	for name, write := range writers {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			for d := range byDir {
-				if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-					t.Fatal(err)
-				}
-			}
-			write, done, err := open(dir)
-			if err != nil {
+			top := planFolders(files)
+			if err := write(context.Background(), dir, top); err != nil {
 				t.Fatal(err)
-			}
-			defer done()
-			for d, names := range byDir {
-				if err := write(d, names, files); err != nil {
-					t.Fatal(err)
-				}
 			}
 			got, err := readPortable(dir)
 			if err != nil {
@@ -142,19 +115,130 @@ func TestWriteWritersAgree(t *testing.T) {
 			if diff := cmp.Diff(files, got, cmp.Comparer(func(a, b []byte) bool { return string(a) == string(b) })); diff != "" {
 				t.Errorf("-want +got:\n%s", diff)
 			}
-			if err := write("", []string{"kustomization.yaml"}, files); !errors.Is(err, fs.ErrExist) {
+			if name == "syscalls" {
+				stats := nodeStats(top, len(files))
+				if len(stats) != len(files) {
+					t.Fatalf("%d identities for %d files", len(stats), len(files))
+				}
+				for p, st := range stats {
+					var want unix.Stat_t
+					if err := unix.Lstat(filepath.Join(dir, p), &want); err != nil {
+						t.Fatal(err)
+					}
+					if st != fileStat(&want) {
+						t.Errorf("%s: identity %+v, lstat %+v", p, st, fileStat(&want))
+					}
+				}
+			}
+
+			// O_EXCL: a file already there is not replaced.
+			again := t.TempDir()
+			mustWrite(t, filepath.Join(again, "kustomization.yaml"), "mine")
+			if err := write(context.Background(), again, planFolders(files)); !errors.Is(err, fs.ErrExist) {
 				t.Errorf("writing over an existing file: want fs.ErrExist, got %v", err)
 			}
+			if b, _ := os.ReadFile(filepath.Join(again, "kustomization.yaml")); string(b) != "mine" {
+				t.Errorf("the file already there was replaced: %q", b)
+			}
+
+			// A symlink planted where a folder goes is never written through.
+			planted := t.TempDir()
 			outside := t.TempDir()
-			if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil {
+			if err := os.Symlink(outside, filepath.Join(planted, "a")); err != nil {
 				t.Fatal(err)
 			}
-			if err := write("link", []string{"x.yaml"}, map[string][]byte{"link/x.yaml": []byte("x")}); err == nil {
+			if err := write(context.Background(), planted, planFolders(files)); err == nil {
 				t.Error("wrote through a symlink planted for a folder")
 			}
 			if entries, _ := os.ReadDir(outside); len(entries) != 0 {
 				t.Errorf("a file landed outside the tree: %v", entries)
 			}
+
+			// A cancelled write stops.
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if err := write(ctx, t.TempDir(), planFolders(files)); !errors.Is(err, context.Canceled) {
+				t.Errorf("a cancelled write: want context.Canceled, got %v", err)
+			}
 		})
+	}
+}
+
+// TestReadBigFolder: a folder whose listing takes several getdents
+// buffers is read whole, on whatever file system the test's folder is
+// (on ext4 and tmpfs a short listing ends the folder: shortListingEnds).
+func TestReadBigFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tree")
+	files := map[string][]byte{"kustomization.yaml": []byte(Header)}
+	for i := range 1500 {
+		files[fmt.Sprintf("big/%s-%04d.yaml", strings.Repeat("n", 60), i)] = []byte("x\n")
+	}
+	for i := range 3 {
+		files[fmt.Sprintf("small/%d.yaml", i)] = []byte("y\n")
+	}
+	if err := Write(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(files, got); diff != "" {
+		t.Errorf("-want +got:\n%s", diff)
+	}
+	got, _, err = ReadIndexed(dir, files, Known{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(files, got); diff != "" {
+		t.Errorf("indexed: -want +got:\n%s", diff)
+	}
+}
+
+// TestOpenSubfolderStopsAtMounts: a folder opened below one whose short
+// listings end it keeps that only on the same file system: a mount point
+// (/proc below /) is opened, and its listings are read to their end.
+func TestOpenSubfolderStopsAtMounts(t *testing.T) {
+	fd, err := unix.Open("/", openDir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	var st unix.Statfs_t
+	if err := unix.Statfs("/proc", &st); err != nil || st.Type != unix.PROC_SUPER_MAGIC {
+		t.Skip("no /proc mounted")
+	}
+	sub, short, err := openSubfolder(fd, "proc", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unix.Close(sub)
+	if short {
+		t.Error("crossed into /proc and kept ending listings short")
+	}
+	tmp := t.TempDir()
+	if err := os.Mkdir(filepath.Join(tmp, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tfd, err := unix.Open(tmp, openDir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(tfd)
+	sub, short, err = openSubfolder(tfd, "sub", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unix.Close(sub)
+	if !short {
+		t.Error("a folder on the same file system lost short listings")
+	}
+	if err := os.Symlink(tmp, filepath.Join(tmp, "link")); err != nil {
+		t.Fatal(err)
+	}
+	// A symlink is refused as openat refuses it.
+	_, want := unix.Openat(tfd, "link", openDir, 0)
+	if _, _, err := openSubfolder(tfd, "link", true); want == nil || !errors.Is(err, want) {
+		t.Errorf("a symlink: want %v, got %v", want, err)
 	}
 }

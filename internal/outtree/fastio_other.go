@@ -2,7 +2,7 @@
 
 package outtree
 
-import "os"
+import "context"
 
 // readFiles is Read's walk.
 func readFiles(dir string) (map[string][]byte, error) { return readPortable(dir) }
@@ -14,11 +14,7 @@ func readIndexed(dir string, _ map[string][]byte, _ Known) (map[string][]byte, *
 	return files, nil, err
 }
 
-// folderWriter returns writeFiles' writer of one folder of the new tree;
-// it records no identities (nil).
-func folderWriter(root *os.Root, _ string) (func(d string, names []string, files map[string][]byte) ([]FileStat, error), func(), error) {
-	write := func(d string, names []string, files map[string][]byte) ([]FileStat, error) {
-		return nil, writeFolderRoot(root, d, names, files)
-	}
-	return write, func() {}, nil
+// writeTree is writeFiles' writer: os.Root here, and no identities.
+func writeTree(ctx context.Context, dir string, top *folderNode) error {
+	return writeTreeRoot(ctx, dir, top)
 }

@@ -2,8 +2,12 @@ package outtree
 
 import (
 	"context"
+	"fmt"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -324,4 +328,120 @@ func copyFiles(m map[string][]byte) map[string][]byte {
 		c[p] = b
 	}
 	return c
+}
+
+// TestIndexedAgreesWithRead: whatever edits the tree, the bytes wanted
+// and the record went through since the record was taken, an indexed
+// check returns what Read returns, and an Index holding exactly the
+// files that hold the bytes wanted, each with its lstat identity now;
+// an indexed update leaves the files wanted and an Index of all of them.
+// (The check builds its result from copies of the bytes wanted and of
+// the record when those name every file it trusted: this compares that
+// shortcut with a walk that trusts nothing.)
+func TestIndexedAgreesWithRead(t *testing.T) {
+	noRacyMargin(t)
+	base := map[string][]byte{"kustomization.yaml": []byte(Header)}
+	for _, d := range []string{"a", "b/c", "b/d", "e"} {
+		for i := range 6 {
+			p := fmt.Sprintf("%s/f%d.yaml", d, i)
+			base[p] = []byte("kind: ConfigMap # " + p + "\n")
+		}
+	}
+	paths := slices.Sorted(maps.Keys(base))
+	edits := []struct {
+		name string
+		do   func(t *testing.T, dir string, want map[string][]byte, k *Known, p string)
+	}{
+		{"edit on disk", func(t *testing.T, dir string, _ map[string][]byte, k *Known, p string) {
+			if rec, ok := k.Index.Files[p]; ok {
+				tick(t, dir, p, rec, sameSizeEdit(t, flip(base[p]), time.Unix(0, rec.Mtime)))
+			}
+		}},
+		{"extra on disk", func(t *testing.T, dir string, _ map[string][]byte, _ *Known, p string) {
+			mustWrite(t, filepath.Join(dir, filepath.FromSlash(p)+".extra"), "extra\n")
+		}},
+		{"removed from disk", func(t *testing.T, dir string, _ map[string][]byte, _ *Known, p string) {
+			_ = os.Remove(filepath.Join(dir, filepath.FromSlash(p)))
+		}},
+		{"new file wanted", func(_ *testing.T, _ string, want map[string][]byte, _ *Known, p string) {
+			want[p+".new"] = []byte("new\n")
+		}},
+		{"file no longer wanted", func(_ *testing.T, _ string, want map[string][]byte, _ *Known, p string) {
+			delete(want, p)
+		}},
+		{"other bytes wanted", func(_ *testing.T, _ string, want map[string][]byte, _ *Known, p string) {
+			want[p] = flip(base[p])
+		}},
+		{"record dropped", func(_ *testing.T, _ string, _ map[string][]byte, k *Known, p string) {
+			delete(k.Index.Files, p)
+		}},
+		{"record of a file not there", func(_ *testing.T, _ string, _ map[string][]byte, k *Known, p string) {
+			k.Index.Files[p+".gone"] = k.Index.Files[p]
+		}},
+	}
+	rng := rand.New(rand.NewPCG(21, 21))
+	for round := range 40 {
+		dir := filepath.Join(t.TempDir(), "tree")
+		k := trusted(t, dir, base)
+		k.Index = &Index{Taken: k.Index.Taken, Files: maps.Clone(k.Index.Files)}
+		want := base
+		if round%4 != 0 { // a quarter of the rounds want the very map known
+			want = maps.Clone(base)
+		}
+		var did []string
+		for range rng.IntN(4) {
+			e, p := edits[rng.IntN(len(edits))], paths[rng.IntN(len(paths))]
+			if (e.name == "new file wanted" || e.name == "file no longer wanted" || e.name == "other bytes wanted") && round%4 == 0 {
+				continue // the map known stays as known
+			}
+			e.do(t, dir, want, &k, p)
+			did = append(did, e.name+" "+p)
+		}
+		got, ix, err := ReadIndexed(dir, want, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		disk, err := Read(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(disk, got); diff != "" {
+			t.Errorf("round %d %q: check: -Read +ReadIndexed:\n%s", round, did, diff)
+		}
+		if diff := cmp.Diff(identities(t, dir, disk, want), ix.Files); diff != "" {
+			t.Errorf("round %d %q: check's Index: -want +got:\n%s", round, did, diff)
+		}
+		ix, err = WriteIndexed(context.Background(), "", dir, want, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		disk, err = Read(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, disk); diff != "" {
+			t.Errorf("round %d %q: update: -want +got:\n%s", round, did, diff)
+		}
+		if diff := cmp.Diff(identities(t, dir, disk, want), ix.Files); diff != "" {
+			t.Errorf("round %d %q: update's Index: -want +got:\n%s", round, did, diff)
+		}
+	}
+}
+
+// identities is the lstat identity of each file of disk (the tree at
+// dir) that holds want's bytes.
+func identities(t *testing.T, dir string, disk, want map[string][]byte) map[string]FileStat {
+	t.Helper()
+	out := map[string]FileStat{}
+	for p, b := range disk {
+		if w, ok := want[p]; !ok || string(w) != string(b) {
+			continue
+		}
+		var st unix.Stat_t
+		if err := unix.Lstat(filepath.Join(dir, filepath.FromSlash(p)), &st); err != nil {
+			t.Fatal(err)
+		}
+		out[p] = fileStat(&st)
+	}
+	return out
 }

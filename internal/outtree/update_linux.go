@@ -35,6 +35,9 @@ func update(ctx context.Context, parent, base string, files map[string][]byte, k
 		return nil, errNoUpdate
 	}
 	ix := ws.index(known)
+	if ws.same {
+		return ix, nil // the tree holds exactly the files wanted
+	}
 	j := plan(cur, files)
 	if j == nil {
 		return ix, nil

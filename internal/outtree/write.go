@@ -310,22 +310,45 @@ func removeStale(parent, base string) []error {
 // and paths that differ only in case (one file on case-insensitive file
 // systems).
 func checkPaths(files map[string][]byte) error {
-	// The common case, a good tree, without sorting tens of thousands of
-	// paths; errors are reported in path order (checkPathsSorted).
+	// The common case, a good tree, in one pass without sorting tens of
+	// thousands of paths; errors are reported in path order
+	// (checkPathsSorted). Two paths differ only in case when they fold
+	// to the same path: at least one of them is changed by folding, so
+	// only those are folded and looked up.
 	dirs := make(map[string]bool, len(files)/2)
-	folded := make(map[string]bool, len(files))
+	var folding []string
 	for p := range files {
-		if CheckPath(p) != nil {
-			return checkPathsSorted(files)
+		plain, ok := quickPath(p)
+		if !ok {
+			if CheckPath(p) != nil {
+				return checkPathsSorted(files)
+			}
+			plain = strings.ToLower(p) == p
 		}
-		for d := path.Dir(p); d != "." && !dirs[d]; d = path.Dir(d) {
+		if !plain {
+			folding = append(folding, p)
+		}
+		for d := p; ; {
+			i := strings.LastIndexByte(d, '/')
+			if i < 0 {
+				break
+			}
+			d = d[:i]
+			if dirs[d] {
+				break
+			}
 			dirs[d] = true
 		}
-		l := strings.ToLower(p)
-		if folded[l] {
-			return checkPathsSorted(files)
+	}
+	if len(folding) > 0 {
+		folded := make(map[string]bool, len(folding))
+		for _, p := range folding {
+			l := strings.ToLower(p)
+			if _, ok := files[l]; ok || folded[l] {
+				return checkPathsSorted(files)
+			}
+			folded[l] = true
 		}
-		folded[l] = true
 	}
 	for d := range dirs {
 		if _, ok := files[d]; ok {
@@ -333,6 +356,33 @@ func checkPaths(files map[string][]byte) error {
 		}
 	}
 	return nil
+}
+
+// quickPath is CheckPath's answer for a path of ASCII characters (ok:
+// the path is good; not ok: ask CheckPath), and whether the path is
+// plain: no capital letter, so that folding its case leaves it as it is.
+func quickPath(p string) (plain, ok bool) {
+	plain = true
+	seg := 0
+	for i := 0; i < len(p); i++ {
+		switch c := p[i]; {
+		case c >= 0x80 || c == 0 || c == '\\':
+			return false, false
+		case c == '/':
+			if !quickSegment(p[seg:i]) {
+				return false, false
+			}
+			seg = i + 1
+		case 'A' <= c && c <= 'Z':
+			plain = false
+		}
+	}
+	return plain, quickSegment(p[seg:])
+}
+
+// quickSegment: a segment CheckPath accepts.
+func quickSegment(s string) bool {
+	return s != "" && s != "." && s != ".." && len(s) <= MaxSegment
 }
 
 // checkPathsSorted is checkPaths' report of every error, in path order.
@@ -387,73 +437,161 @@ func CheckPath(p string) error {
 	return nil
 }
 
-// writeFiles creates the folders, then writes the files with several
-// writers (file creation is latency-bound), all through os.Roots: one
-// for the tree and one per folder, so that each file costs one openat
-// below a folder that cannot be left.
+// folderNode is a folder of a new tree: its files and its subfolders.
+// One writer handles a node at a time (stats and err are its own).
+type folderNode struct {
+	rel   string      // slash path below the tree, "" for the top
+	files []fileBytes // its files: paths (keys of the files map) and bytes
+	subs  []*folderNode
+	stats []FileStat // the files' identities, in files' order, once written
+	err   error
+}
+
+// fileBytes is a file of a tree: its slash path and bytes.
+type fileBytes struct {
+	p string
+	b []byte
+}
+
+// name is the folder's last segment.
+func (n *folderNode) name() string { return n.rel[strings.LastIndexByte(n.rel, '/')+1:] }
+
+// planFolders groups the files (paths checkPaths accepted) by folder:
+// the top, with every folder below it.
+func planFolders(files map[string][]byte) *folderNode {
+	top := &folderNode{}
+	nodes := make(map[string]*folderNode, len(files)/3)
+	nodes[""] = top
+	var node func(d string) *folderNode
+	node = func(d string) *folderNode {
+		if n := nodes[d]; n != nil {
+			return n
+		}
+		n := &folderNode{rel: d}
+		nodes[d] = n
+		parent := ""
+		if i := strings.LastIndexByte(d, '/'); i >= 0 {
+			parent = d[:i]
+		}
+		pn := node(parent)
+		pn.subs = append(pn.subs, n)
+		return n
+	}
+	// Paths of one folder tend to follow each other: remember the last.
+	var last *folderNode
+	for p, b := range files {
+		d := ""
+		if i := strings.LastIndexByte(p, '/'); i >= 0 {
+			d = p[:i]
+		}
+		if last == nil || last.rel != d {
+			last = node(d)
+		}
+		last.files = append(last.files, fileBytes{p, b})
+	}
+	return top
+}
+
+// sortNode puts n's files and subfolders in name order, so that a
+// failure is met in the same order every time.
+func sortNode(n *folderNode) {
+	sort.Slice(n.files, func(i, j int) bool { return n.files[i].p < n.files[j].p })
+	sort.Slice(n.subs, func(i, j int) bool { return n.subs[i].rel < n.subs[j].rel })
+}
+
+// nodeErrors joins the errors of the nodes below top (itself included)
+// in path order.
+func nodeErrors(top *folderNode) error {
+	var errs []error
+	var walk func(n *folderNode)
+	walk = func(n *folderNode) {
+		if n.err != nil {
+			errs = append(errs, n.err)
+		}
+		for _, s := range n.subs {
+			walk(s)
+		}
+	}
+	walk(top)
+	return errors.Join(errs...)
+}
+
+// nodeStats is the identities the writers took, keyed by path; nil when
+// none were taken (not Linux).
+func nodeStats(top *folderNode, n int) map[string]FileStat {
+	if top.stats == nil && len(top.files) > 0 {
+		return nil
+	}
+	out := make(map[string]FileStat, n)
+	var walk func(n *folderNode) bool
+	walk = func(n *folderNode) bool {
+		if n.stats == nil && len(n.files) > 0 {
+			return false
+		}
+		for i, f := range n.files {
+			out[f.p] = n.stats[i]
+		}
+		for _, s := range n.subs {
+			if !walk(s) {
+				return false
+			}
+		}
+		return true
+	}
+	if !walk(top) {
+		return nil
+	}
+	return out
+}
+
+// writeFiles makes the folders and writes the files of the new tree at
+// dir (empty, made by Write) with several writers, through descriptors
+// that never leave it (writeTree: fastio_linux.go, or os.Root elsewhere).
+// It returns the files' identities (nil where none are taken).
 func writeFiles(ctx context.Context, dir string, files map[string][]byte) (map[string]FileStat, error) {
+	top := planFolders(files)
+	if err := writeTree(ctx, dir, top); err != nil {
+		return nil, err
+	}
+	return nodeStats(top, len(files)), nil
+}
+
+// writeTreeRoot is writeTree through os.Root, where no faster writer is
+// written (fastio_linux.go): the folders are made parents first, then
+// each folder's files are written below a root of its own.
+func writeTreeRoot(ctx context.Context, dir string, top *folderNode) error {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer root.Close()
-	byDir := map[string][]string{} // folder -> file names
-	all := map[string]bool{}       // every folder, ancestors included
-	for p := range files {
-		d, name := path.Split(p)
-		d = strings.TrimSuffix(d, "/")
-		byDir[d] = append(byDir[d], name)
-		for ; d != ""; d, _ = path.Split(strings.TrimSuffix(d, "/")) {
-			d = strings.TrimSuffix(d, "/")
-			if all[d] {
-				break
+	var nodes []*folderNode
+	var walk func(n *folderNode) error
+	walk = func(n *folderNode) error {
+		sortNode(n)
+		if n.rel != "" {
+			if err := root.Mkdir(filepath.FromSlash(n.rel), 0o755); err != nil {
+				return err
 			}
-			all[d] = true
 		}
-	}
-	folders := make([]string, 0, len(all))
-	for d := range all {
-		folders = append(folders, d)
-	}
-	sort.Strings(folders) // parents first
-	for _, d := range folders {
-		if err := root.Mkdir(filepath.FromSlash(d), 0o755); err != nil {
-			return nil, err
+		nodes = append(nodes, n)
+		for _, s := range n.subs {
+			if err := walk(s); err != nil {
+				return err
+			}
 		}
+		return nil
 	}
-	writeFolder, closeWriter, err := folderWriter(root, dir)
-	if err != nil {
-		return nil, err
-	}
-	defer closeWriter()
-	dirs := make([]string, 0, len(byDir))
-	for d := range byDir {
-		dirs = append(dirs, d)
-	}
-	sort.Strings(dirs)
-	// The first error stops every writer.
-	stats := make([][]FileStat, len(dirs))
-	if err := errors.Join(onWorkers(ctx, len(dirs), true, func(i int) error {
-		var err error
-		stats[i], err = writeFolder(dirs[i], byDir[dirs[i]], files)
+	if err := walk(top); err != nil {
 		return err
+	}
+	// The first error stops every writer.
+	if err := errors.Join(onWorkers(ctx, len(nodes), true, func(i int) error {
+		return writeFolderRoot(root, nodes[i].rel, nodes[i].files)
 	})...); err != nil {
-		return nil, err
+		return err
 	}
-	out := make(map[string]FileStat, len(files))
-	for i, d := range dirs {
-		if stats[i] == nil {
-			return nil, nil // no identities taken here (not Linux)
-		}
-		prefix := ""
-		if d != "" {
-			prefix = d + "/"
-		}
-		for j, name := range byDir[d] {
-			out[prefix+name] = stats[i][j]
-		}
-	}
-	return out, nil
+	return ctx.Err()
 }
 
 // ioWorkers is how many goroutines do a tree's file I/O at once: the work
@@ -466,6 +604,12 @@ const ioWorkers = 4
 // that the first error in index order is the one a single worker would
 // have met.
 func onWorkers(ctx context.Context, n int, stop bool, do func(i int) error) []error {
+	return onWorkersOf(ctx, n, stop, func(_, i int) error { return do(i) })
+}
+
+// onWorkersOf is onWorkers telling do which worker (below ioWorkers and
+// n) calls it: a worker makes one call at a time.
+func onWorkersOf(ctx context.Context, n int, stop bool, do func(w, i int) error) []error {
 	errs := make([]error, n)
 	var next atomic.Int64
 	var failed atomic.Bool
@@ -479,7 +623,7 @@ func onWorkers(ctx context.Context, n int, stop bool, do func(i int) error) []er
 				if i >= n || stop && (failed.Load() || ctx.Err() != nil) {
 					return
 				}
-				if errs[i] = do(i); errs[i] != nil {
+				if errs[i] = do(w, i); errs[i] != nil {
 					failed.Store(true)
 				}
 			}
@@ -489,10 +633,9 @@ func onWorkers(ctx context.Context, n int, stop bool, do func(i int) error) []er
 	return errs
 }
 
-// writeFolderRoot writes the files names of the folder d ("" for the
-// top) through os.Root, where no faster writer is written
-// (fastio_linux.go).
-func writeFolderRoot(root *os.Root, d string, names []string, files map[string][]byte) error {
+// writeFolderRoot writes the files of the folder d ("" for the top)
+// through os.Root.
+func writeFolderRoot(root *os.Root, d string, files []fileBytes) error {
 	r := root
 	if d != "" {
 		sub, err := root.OpenRoot(filepath.FromSlash(d))
@@ -501,10 +644,9 @@ func writeFolderRoot(root *os.Root, d string, names []string, files map[string][
 		}
 		defer sub.Close()
 		r = sub
-		d += "/"
 	}
-	for _, name := range names {
-		if err := writeNew(r, name, files[d+name]); err != nil {
+	for _, f := range files {
+		if err := writeNew(r, path.Base(f.p), f.b); err != nil {
 			return err
 		}
 	}

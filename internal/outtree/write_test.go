@@ -170,19 +170,23 @@ func TestWritePaths(t *testing.T) {
 		path   string
 		second string
 	}{
-		"DotDot":        {reason: "a name that climbs out", path: "../../../../x/pwned.yaml"},
-		"DotDotInside":  {reason: "a path that climbs out and back", path: "a/../../out/x.yaml"},
-		"Absolute":      {reason: "an absolute path", path: "/tmp/pwned.yaml"},
-		"Dot":           {reason: "a '.' segment", path: "a/./b.yaml"},
-		"Empty":         {reason: "an empty segment", path: "a//b.yaml"},
-		"Trailing":      {reason: "a trailing slash", path: "a/"},
-		"Backslash":     {reason: "a backslash (a separator elsewhere)", path: `a\..\..\x.yaml`},
-		"NUL":           {reason: "a NUL byte", path: "a\x00.yaml"},
-		"NotUTF8":       {reason: "invalid UTF-8", path: "a\xff.yaml"},
-		"LongSegment":   {reason: "a segment longer than a file name may be", path: "a/" + long + ".yaml"},
-		"Root":          {reason: "the tree itself", path: "."},
-		"CaseOnly":      {reason: "two paths that are one file on case-insensitive file systems", path: "a/X.yaml", second: "a/x.yaml"},
-		"FileAndFolder": {reason: "a file where a folder must go", path: "a", second: "a/b.yaml"},
+		"DotDot":            {reason: "a name that climbs out", path: "../../../../x/pwned.yaml"},
+		"DotDotInside":      {reason: "a path that climbs out and back", path: "a/../../out/x.yaml"},
+		"Absolute":          {reason: "an absolute path", path: "/tmp/pwned.yaml"},
+		"Dot":               {reason: "a '.' segment", path: "a/./b.yaml"},
+		"Empty":             {reason: "an empty segment", path: "a//b.yaml"},
+		"Trailing":          {reason: "a trailing slash", path: "a/"},
+		"Backslash":         {reason: "a backslash (a separator elsewhere)", path: `a\..\..\x.yaml`},
+		"NUL":               {reason: "a NUL byte", path: "a\x00.yaml"},
+		"NotUTF8":           {reason: "invalid UTF-8", path: "a\xff.yaml"},
+		"LongSegment":       {reason: "a segment longer than a file name may be", path: "a/" + long + ".yaml"},
+		"Root":              {reason: "the tree itself", path: "."},
+		"CaseOnly":          {reason: "two paths that are one file on case-insensitive file systems", path: "a/X.yaml", second: "a/x.yaml"},
+		"FileAndFolder":     {reason: "a file where a folder must go", path: "a", second: "a/b.yaml"},
+		"FileAndDeepFolder": {reason: "a file where a folder of a folder must go", path: "a/b", second: "a/b/c/d.yaml"},
+		"CaseBothFolded":    {reason: "two paths that both change when folded", path: "a/Xy.yaml", second: "a/xY.yaml"},
+		"CaseFolder":        {reason: "two folders that differ only in case", path: "A/x.yaml", second: "a/x.yaml"},
+		"CaseUnicode":       {reason: "two non-ASCII names that differ only in case", path: "a/\u00c4.yaml", second: "a/\u00e4.yaml"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -405,4 +409,44 @@ func bigTree(version string) map[string][]byte {
 		files[fmt.Sprintf("d%d/f%d.yaml", j%20, j)] = []byte(version)
 	}
 	return files
+}
+
+// FuzzCheckPaths: the one-pass check of a tree's paths (checkPaths, with
+// quickPath) refuses exactly the sets of paths the sorted check refuses,
+// and quickPath never accepts a path CheckPath refuses.
+func FuzzCheckPaths(f *testing.F) {
+	for _, seed := range [][3]string{
+		{"a/b.yaml", "a/c.yaml", "kustomization.yaml"},
+		{"a/X.yaml", "a/x.yaml", "b.yaml"},
+		{"a/Xy.yaml", "a/xY.yaml", "b.yaml"},
+		{"A/x.yaml", "a/x.yaml", "b.yaml"},
+		{"a/\u00c4.yaml", "a/\u00e4.yaml", "b.yaml"},
+		{"a/\u00c4.yaml", "a/b.yaml", "B/c.yaml"},
+		{"a", "a/b.yaml", "c"},
+		{"a/b", "a/b/c/d.yaml", "c"},
+		{"a/../b", "a/./b", "a//b"},
+		{"/a", "a/", "."},
+		{"a\\b", "a\x00b", "a\xffb"},
+		{strings.Repeat("x", MaxSegment), strings.Repeat("x", MaxSegment+1), "K/\u212a"},
+		{"\u212a", "k", "K"},
+	} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	f.Fuzz(func(t *testing.T, a, b, c string) {
+		for _, p := range []string{a, b, c} {
+			if plain, ok := quickPath(p); ok {
+				if err := CheckPath(p); err != nil {
+					t.Errorf("quickPath accepts %q, CheckPath refuses it: %v", p, err)
+				}
+				if plain != (strings.ToLower(p) == p) {
+					t.Errorf("quickPath(%q): plain %v", p, plain)
+				}
+			}
+		}
+		files := map[string][]byte{a: nil, b: nil, c: nil}
+		quick, sorted := checkPaths(files), checkPathsSorted(files)
+		if (quick == nil) != (sorted == nil) {
+			t.Errorf("%q: checkPaths says %v, checkPathsSorted %v", []string{a, b, c}, quick, sorted)
+		}
+	})
 }
