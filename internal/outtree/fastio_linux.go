@@ -63,8 +63,7 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 		return nil, nil, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
 	defer unix.Close(fd)
-	short := shortListingEnds(fd)
-	entries, err := readDirFd(fd, "", nil, nil, short)
+	entries, err := readDirFd(fd, "", nil, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", dir, err)
 	}
@@ -84,7 +83,7 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 		}
 	}
 	errs := onWorkersOf(context.Background(), len(entries), false, func(w, i int) error {
-		return readers[w].entry(fd, entries[i], 0, short)
+		return readers[w].entry(fd, entries[i], 0)
 	})
 	if err := firstError(errs); err != nil {
 		return nil, nil, err
@@ -244,21 +243,20 @@ type treeReader struct {
 }
 
 // folder reads the folder open as fd, whose slash path is rel ("" for the
-// top), in name order, so that the first error is always the same; short:
-// a short listing of it is all of it (shortListingEnds).
-func (r *treeReader) folder(fd int, rel string, depth int, short bool) error {
+// top), in name order, so that the first error is always the same.
+func (r *treeReader) folder(fd int, rel string, depth int) error {
 	if depth > maxTreeDepth {
 		return fmt.Errorf("%s: %w: folders nest more than %d deep", filepath.Join(r.dir, rel), ErrNotTree, maxTreeDepth)
 	}
 	if r.buf == nil {
 		r.buf = make([]byte, 32<<10)
 	}
-	entries, err := readDirFd(fd, rel, r.buf, &r.names, short)
+	entries, err := readDirFd(fd, rel, r.buf, &r.names)
 	if err != nil {
 		return fmt.Errorf("%s: %w", filepath.Join(r.dir, rel), err)
 	}
 	for _, e := range entries {
-		if err := r.entry(fd, e, depth, short); err != nil {
+		if err := r.entry(fd, e, depth); err != nil {
 			return err
 		}
 	}
@@ -266,8 +264,8 @@ func (r *treeReader) folder(fd int, rel string, depth int, short bool) error {
 }
 
 // entry reads the entry e of the folder open as fd: a folder below it, or
-// a regular file; short as for folder.
-func (r *treeReader) entry(fd int, e dirent, depth int, short bool) error {
+// a regular file.
+func (r *treeReader) entry(fd int, e dirent, depth int) error {
 	// A name from getdents holds no slash and is not "." or "..".
 	p := e.p
 	if e.typ == unix.DT_UNKNOWN {
@@ -280,11 +278,11 @@ func (r *treeReader) entry(fd int, e dirent, depth int, short bool) error {
 	}
 	switch e.typ {
 	case unix.DT_DIR:
-		sub, short, err := openSubfolder(fd, e.name, short)
+		sub, err := unix.Openat(fd, e.name, openDir, 0)
 		if err != nil {
 			return r.openError(p, err)
 		}
-		err = r.folder(sub, p, depth+1, short)
+		err = r.folder(sub, p, depth+1)
 		unix.Close(sub)
 		return err
 	case unix.DT_REG:
@@ -390,50 +388,12 @@ type dirent struct {
 	typ     uint8
 }
 
-// shortListingEnds reports whether the folder open as fd is on a file
-// system whose getdents fills the buffer until the folder's end (ext4,
-// tmpfs): there a listing shorter than the buffer by more than an entry
-// is the whole folder, and the call that would return nothing is not
-// made (one system call a folder less). A folder below is on the same
-// file system only when opened without crossing a mount (openSubfolder).
-func shortListingEnds(fd int) bool {
-	var st unix.Statfs_t
-	if err := unix.Fstatfs(fd, &st); err != nil {
-		return false
-	}
-	return st.Type == unix.EXT4_SUPER_MAGIC || st.Type == unix.TMPFS_MAGIC
-}
-
-// openSubfolder opens the folder name below fd (O_NOFOLLOW|O_DIRECTORY).
-// With short (fd's listings end short), it refuses to cross a mount
-// (RESOLVE_NO_XDEV), so that the folder is on fd's file system and short
-// stays true; a folder that is a mount point (or a kernel without
-// openat2) is opened as before, and short is false below it.
-func openSubfolder(fd int, name string, short bool) (int, bool, error) {
-	if short {
-		sub, err := unix.Openat2(fd, name, &unix.OpenHow{Flags: openDir, Resolve: unix.RESOLVE_NO_XDEV})
-		if err == nil {
-			return sub, true, nil
-		}
-		if !errors.Is(err, unix.EXDEV) && !errors.Is(err, unix.ENOSYS) {
-			return -1, false, err
-		}
-	}
-	sub, err := unix.Openat(fd, name, openDir, 0)
-	return sub, false, err
-}
-
-// maxDirent is the most a linux_dirent64 takes: its 19 bytes, a name of
-// 255 and its NUL, aligned to 8.
-const maxDirent = 280
-
 // readDirFd lists the folder open as fd, whose slash path is rel ("" for
 // the top), without "." and "..", sorted by name, with buf (nil: a new
 // one) as getdents' buffer and *names (nil: none) as scratch for the
-// entries' paths, which share one string; short: a listing shorter than
-// buf by more than an entry is the whole folder (shortListingEnds). fd
-// stays open.
-func readDirFd(fd int, rel string, buf []byte, names *[]byte, short bool) ([]dirent, error) {
+// entries' paths, which share one string. fd stays open and its offset
+// is left at the end.
+func readDirFd(fd int, rel string, buf []byte, names *[]byte) ([]dirent, error) {
 	if buf == nil {
 		buf = make([]byte, 32<<10)
 	}
@@ -485,9 +445,6 @@ func readDirFd(fd int, rel string, buf []byte, names *[]byte, short bool) ([]dir
 				spans = append(spans, span{len(scratch), b[18]})
 			}
 			b = b[reclen:]
-		}
-		if short && n < len(buf)-maxDirent {
-			break
 		}
 	}
 	if names != nil {

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -161,84 +160,5 @@ func TestWriteWritersAgree(t *testing.T) {
 				t.Errorf("a cancelled write: want context.Canceled, got %v", err)
 			}
 		})
-	}
-}
-
-// TestReadBigFolder: a folder whose listing takes several getdents
-// buffers is read whole, on whatever file system the test's folder is
-// (on ext4 and tmpfs a short listing ends the folder: shortListingEnds).
-func TestReadBigFolder(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "tree")
-	files := map[string][]byte{"kustomization.yaml": []byte(Header)}
-	for i := range 1500 {
-		files[fmt.Sprintf("big/%s-%04d.yaml", strings.Repeat("n", 60), i)] = []byte("x\n")
-	}
-	for i := range 3 {
-		files[fmt.Sprintf("small/%d.yaml", i)] = []byte("y\n")
-	}
-	if err := Write(dir, files); err != nil {
-		t.Fatal(err)
-	}
-	got, err := Read(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(files, got); diff != "" {
-		t.Errorf("-want +got:\n%s", diff)
-	}
-	got, _, err = ReadIndexed(dir, files, Known{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(files, got); diff != "" {
-		t.Errorf("indexed: -want +got:\n%s", diff)
-	}
-}
-
-// TestOpenSubfolderStopsAtMounts: a folder opened below one whose short
-// listings end it keeps that only on the same file system: a mount point
-// (/proc below /) is opened, and its listings are read to their end.
-func TestOpenSubfolderStopsAtMounts(t *testing.T) {
-	fd, err := unix.Open("/", openDir, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fd)
-	var st unix.Statfs_t
-	if err := unix.Statfs("/proc", &st); err != nil || st.Type != unix.PROC_SUPER_MAGIC {
-		t.Skip("no /proc mounted")
-	}
-	sub, short, err := openSubfolder(fd, "proc", true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	unix.Close(sub)
-	if short {
-		t.Error("crossed into /proc and kept ending listings short")
-	}
-	tmp := t.TempDir()
-	if err := os.Mkdir(filepath.Join(tmp, "sub"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	tfd, err := unix.Open(tmp, openDir, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(tfd)
-	sub, short, err = openSubfolder(tfd, "sub", true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	unix.Close(sub)
-	if !short {
-		t.Error("a folder on the same file system lost short listings")
-	}
-	if err := os.Symlink(tmp, filepath.Join(tmp, "link")); err != nil {
-		t.Fatal(err)
-	}
-	// A symlink is refused as openat refuses it.
-	_, want := unix.Openat(tfd, "link", openDir, 0)
-	if _, _, err := openSubfolder(tfd, "link", true); want == nil || !errors.Is(err, want) {
-		t.Errorf("a symlink: want %v, got %v", want, err)
 	}
 }
