@@ -102,11 +102,82 @@ func (o *Outputs) addPieces(k [sha256.Size]byte, pieces [][]byte) {
 // children's in order, then its spec's (Piece.Index); an error when the
 // record does not decode whole.
 func RecordPieces(b []byte) ([][]byte, error) {
-	out, _, err := decodeOutput(b, &Item{Object: manifest.New(nil)})
-	if err != nil {
-		return nil, err
+	return scanPieces(b)
+}
+
+// scanPieces reads a record as decodeOutput does, field for field, and
+// keeps only its pieces: nothing else is allocated (FuzzDecodeOutput
+// holds the two to the same answer).
+func scanPieces(b []byte) ([][]byte, error) {
+	r := &recordReader{b: b}
+	skip := func(n int) {
+		for ; n > 0 && r.err == nil; n-- {
+			r.bytes()
+		}
 	}
-	return outputPieces(&out), nil
+	ref := func() bool {
+		present := r.bool()
+		if present {
+			skip(4)
+		}
+		return present
+	}
+	r.int() // wave
+	skip(2 * r.count())
+	for n := r.count(); n > 0 && r.err == nil; n-- {
+		skip(4)
+		ref()
+	}
+	n := r.count()
+	pieces := make([][]byte, 0, n+1)
+	for ; n > 0 && r.err == nil; n-- {
+		pieces = append(pieces, r.bytes())
+		skip(4) // the key
+		if !ref() {
+			r.err = errRecord
+		}
+		skip(1) // the source's file
+		r.int()
+		r.int()
+		skip(1) // defines
+		for range 3 { // wave, apply and delete order
+			r.int()
+		}
+		if r.bool() {
+			r.int()
+		}
+		skip(6)
+	}
+	if m := r.count(); r.err == nil && m != len(pieces) {
+		r.err = errRecord
+	}
+	var small [64]bool
+	var seen []bool
+	if m := len(pieces); m > len(small) {
+		seen = make([]bool, m)
+	} else {
+		seen = small[:m]
+	}
+	for range pieces {
+		j := r.int()
+		if r.err != nil || j < 0 || j >= len(seen) || seen[j] {
+			r.err = errRecord
+			break
+		}
+		seen[j] = true
+	}
+	if d := r.bytes(); r.err == nil && len(d) != sha256.Size {
+		r.err = errRecord
+	}
+	r.bytes() // inventory
+	spec := r.bytes()
+	if r.err == nil && (len(spec) == 0 || len(r.b) != 0) {
+		r.err = errRecord
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return append(pieces, spec), nil
 }
 
 func outputPieces(out *specOutput) [][]byte {

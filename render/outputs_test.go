@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"slices"
@@ -164,6 +165,14 @@ func FuzzDecodeOutput(f *testing.F) {
 					t.Fatal("a child without its reference or object")
 				}
 			}
+		}
+		// RecordPieces reads what decodeOutput reads, to the same answer.
+		pieces, perr := RecordPieces(b)
+		if (err == nil) != (perr == nil) {
+			t.Fatalf("decodeOutput: %v; RecordPieces: %v", err, perr)
+		}
+		if err == nil && !slices.EqualFunc(pieces, outputPieces(&out), bytes.Equal) {
+			t.Fatal("RecordPieces gives other pieces than decodeOutput")
 		}
 	})
 }
