@@ -139,7 +139,7 @@ func scanPieces(b []byte) ([][]byte, error) {
 		skip(1) // the source's file
 		r.int()
 		r.int()
-		skip(1) // defines
+		skip(1)       // defines
 		for range 3 { // wave, apply and delete order
 			r.int()
 		}
