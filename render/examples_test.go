@@ -26,11 +26,22 @@ const examples = "../testdata/examples"
 
 func renderExamples(t testing.TB, p generators.Platform) *Result {
 	t.Helper()
+	return renderExamplesWith(t, Options{Platform: p}, nil)
+}
+
+// renderExamplesWith renders the examples (edit changes the decoded
+// inputs first) with opts, its engines, generators and root set.
+func renderExamplesWith(t testing.TB, opts Options, edit func([]*manifest.Object)) *Result {
+	t.Helper()
 	objs, err := load.Inputs(context.Background(), "..", builtin.Registry(), []string{examples}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Render(context.Background(), objs, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry(), Platform: p})
+	if edit != nil {
+		edit(objs)
+	}
+	opts.Engines, opts.Root, opts.Generators = engines.Dialects(), "..", builtin.Registry()
+	res, err := Render(context.Background(), objs, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

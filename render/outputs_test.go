@@ -24,18 +24,7 @@ import (
 // tree reads: the stream, the tree, the plan and the warnings.
 func outputsRender(t *testing.T, outputs *Outputs, defaults map[string]string, edit func([]*manifest.Object)) (stream []byte, tree map[string][]byte, plan *gitops.Plan, warnings []manifest.Warning) {
 	t.Helper()
-	objs, err := load.Inputs(context.Background(), "..", builtin.Registry(), []string{examples}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if edit != nil {
-		edit(objs)
-	}
-	res, err := Render(context.Background(), objs, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry(),
-		Platform: generators.Kubernetes, DiscardObjects: true, Outputs: outputs, Defaults: defaults})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := renderExamplesWith(t, Options{Platform: generators.Kubernetes, DiscardObjects: true, Outputs: outputs, Defaults: defaults}, edit)
 	return res.Stream(), res.Tree(), res.Plan(), res.Warnings
 }
 

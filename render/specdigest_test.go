@@ -1,14 +1,10 @@
 package render
 
 import (
-	"context"
 	"testing"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/generators"
-	"github.com/wavesmith/wavesmith/generators/builtin"
-	"github.com/wavesmith/wavesmith/gitops/engines"
-	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -20,21 +16,11 @@ import (
 func TestSpecDigest(t *testing.T) {
 	render := func(policy string, edit func([]*manifest.Object)) map[string]map[string]string {
 		t.Helper()
-		objs, err := load.Inputs(context.Background(), "..", builtin.Registry(), []string{examples}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if edit != nil {
-			edit(objs)
-		}
 		var defaults map[string]string
 		if policy != "" {
 			defaults = map[string]string{inventory.ReconcilePolicy: policy}
 		}
-		res, err := Render(context.Background(), objs, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry(), Platform: generators.Kubernetes, Defaults: defaults})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := renderExamplesWith(t, Options{Platform: generators.Kubernetes, Defaults: defaults}, edit)
 		digests := map[string]map[string]string{} // spec -> child -> digest
 		for _, it := range res.Items {
 			if it.Role != Child {
