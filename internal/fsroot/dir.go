@@ -14,6 +14,10 @@ type Dir struct {
 	r    *Root
 	path string   // as given to OpenDir
 	d    *os.Root // nil when the folder could not be opened: every read goes through r
+	// f and fd are the folder opened for readDirect (Linux), below d;
+	// f nil: none.
+	f  *os.File
+	fd int
 }
 
 // OpenDir opens the folder path below the root, following symlinks that
@@ -28,6 +32,9 @@ func (r *Root) OpenDir(path string) *Dir {
 	}
 	if d, err := r.root.OpenRoot(rel); err == nil {
 		dir.d = d
+		if dir.f = folderFd(d); dir.f != nil {
+			dir.fd = int(dir.f.Fd())
+		}
 	}
 	return dir
 }
@@ -41,6 +48,11 @@ func (r *Root) OpenDir(path string) *Dir {
 // symlink to a sibling folder stays allowed, errors keep their wording).
 func (d *Dir) ReadFile(name string) ([]byte, error) {
 	if d.d != nil && name != "" && name != "." && name != ".." && filepath.Base(name) == name {
+		if d.f != nil {
+			if b, ok := readDirect(d.fd, name); ok {
+				return b, nil
+			}
+		}
 		if b, err := ReadRegular(d.d, name); err == nil {
 			return b, nil
 		}
@@ -52,6 +64,9 @@ func (d *Dir) ReadFile(name string) ([]byte, error) {
 func (d *Dir) Close() error {
 	if d.d == nil {
 		return nil
+	}
+	if d.f != nil {
+		_ = d.f.Close()
 	}
 	return d.d.Close()
 }
