@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -72,8 +73,12 @@ func (p *Processor) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 	}
 	// Most of what a render allocates is garbage soon: a soft limit
 	// makes the collector return it before the heap doubles. The
-	// budgets keep what stays alive under it.
-	if os.Getenv("GOMEMLIMIT") == "" {
+	// budgets keep what stays alive under it. A process that set a limit
+	// of its own keeps it (GOMEMLIMIT, or the wavesmith binary's memory
+	// policy, which collects only near its limit: raising that limit to
+	// this one let a kustomization that explodes grow the heap to it
+	// before any collection, and hit a 2 GiB address-space limit).
+	if os.Getenv("GOMEMLIMIT") == "" && debug.SetMemoryLimit(-1) == math.MaxInt64 {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit))
 	}
 	// kyaml's framework reads a document of another kind as a plain stream
