@@ -577,9 +577,10 @@ func definedType(o *manifest.Object) string {
 
 // writeInventories gives each spec its inventory and render digest, which
 // depend on its children's bytes in output order, then encodes the spec,
-// and leaves in outs what the records keep: the children in output order,
-// the digest, the inventory and the spec's bytes. A spec whose children
-// come from a record in the order of the output takes the record's: the
+// and leaves in outs what the records keep: the children's output order
+// (their places as generated), the digest, the inventory and the spec's
+// bytes. A spec whose children come from a record in the order of the
+// output takes the record's: the
 // same children in the same order give the same inventory and digest, and
 // the record's key covers everything else that decides the spec (its
 // bytes, the decoration settings, its place in the plan; its wave and
@@ -597,25 +598,25 @@ func writeInventories(res *Result, outs []specOutput) {
 		for j, c := range children[i] {
 			order[j] = c.idx
 		}
-		if out.recorded && slices.Equal(order, out.order) {
-			s.Object.SetAnnotation(inventory.Inventory, out.inventory)
-			s.Object.SetAnnotation(inventory.RenderDigest, "sha256:"+hex.EncodeToString(out.digest[:]))
-			s.Written = append(s.Written, inventory.Inventory, inventory.RenderDigest)
-			s.YAML = out.specYAML
-			return
+		reused := out.recorded && slices.Equal(order, out.order)
+		if !reused {
+			entries := make([]inventory.Entry, len(children[i]))
+			for j, it := range children[i] {
+				k := it.Key
+				_, version := manifest.SplitAPIVersion(it.Ref.APIVersion)
+				entries[j] = inventory.Entry{Group: k.Group, Version: version, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name,
+					Hook: it.lc.Hook, PurgeOrder: it.lc.PurgeOrder}
+			}
+			out.order, out.digest = order, childrenDigest(children[i])
+			out.inventory = inventory.Format(entries)
 		}
-		entries := make([]inventory.Entry, len(children[i]))
-		for j, it := range children[i] {
-			k := it.Key
-			_, version := manifest.SplitAPIVersion(it.Ref.APIVersion)
-			entries[j] = inventory.Entry{Group: k.Group, Version: version, Kind: k.Kind, Namespace: k.Namespace, Name: k.Name,
-				Hook: it.lc.Hook, PurgeOrder: it.lc.PurgeOrder}
-		}
-		out.order, out.digest = order, childrenDigest(children[i])
-		out.inventory = inventory.Format(entries)
 		s.Object.SetAnnotation(inventory.Inventory, out.inventory)
 		s.Object.SetAnnotation(inventory.RenderDigest, "sha256:"+hex.EncodeToString(out.digest[:]))
 		s.Written = append(s.Written, inventory.Inventory, inventory.RenderDigest)
+		if reused {
+			s.YAML = out.specYAML
+			return
+		}
 		s.YAML = encodeExact(s.Object)
 		out.specYAML = s.YAML
 	})

@@ -375,8 +375,7 @@ func (t *treeCache) readFiles(ctx context.Context, dir string, e *treecache.Entr
 	}
 	if intact {
 		treesIntact.Add(1)
-	}
-	if !intact {
+	} else {
 		_ = t.c.ReadFiles(t.slot, e, resolver(t.records(), nil))
 	}
 	return intact, nil
@@ -421,14 +420,13 @@ func resolver(records map[treecache.Sum][]byte, outputs *render.Outputs) treecac
 	return func(r treecache.Ref) ([]byte, bool) {
 		ps, ok := pieces[r.Key]
 		if !ok {
-			ps, ok = outputs.Pieces(r.Key)
-		}
-		if !ok {
-			b, found := records[r.Key]
-			if !found {
-				return nil, false
+			if ps, ok = outputs.Pieces(r.Key); !ok {
+				b, found := records[r.Key]
+				if !found {
+					return nil, false
+				}
+				ps, _ = render.RecordPieces(b) // nil: not whole
 			}
-			ps, _ = render.RecordPieces(b) // nil: not whole
 			pieces[r.Key] = ps
 		}
 		if r.Index < 0 || r.Index >= len(ps) {

@@ -202,14 +202,7 @@ func (c *Cache) chunk(slot string, s Sum) string {
 // there is none that is whole and of key, or a reference resolve cannot
 // resolve.
 func (c *Cache) Get(slot string, key Sum, resolve Resolve) (*Entry, error) {
-	e, err := c.Head(slot, key)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.ReadFiles(slot, e, resolve); err != nil {
-		return nil, err
-	}
-	return e, nil
+	return c.get(slot, &key, resolve)
 }
 
 // Head is Get without the files (Files nil): the index and the record of
@@ -461,7 +454,7 @@ func (c *Cache) Put(slot string, e *Entry) error {
 		}
 		top = first
 		group = append(group, p)
-		size += uvarintLen(len(p)) + len(p) + 1 + uvarintLen(len(b)) + len(b) + 64
+		size += len(p) + len(b) + 64 // the lengths, a kind, a reference: far less
 	}
 	if err := end(group); err != nil {
 		return err
@@ -621,13 +614,6 @@ func putBytes(b *bytes.Buffer, s []byte) {
 	var n [binary.MaxVarintLen64]byte
 	b.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
 	b.Write(s)
-}
-
-// uvarintLen is how many bytes putBytes and putInt take for the length
-// or value v.
-func uvarintLen(v int) int {
-	var n [binary.MaxVarintLen64]byte
-	return binary.PutUvarint(n[:], uint64(v))
 }
 
 func putInt(b *bytes.Buffer, v int) {
