@@ -100,6 +100,10 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 		if files, stats, ok := c.fromKnown(readers, want, known); ok {
 			ws.files = stats
 			ws.same = c.read == 0
+			ws.covered = true
+			for _, r := range readers {
+				ws.readFiles = append(ws.readFiles, r.files...)
+			}
 			return files, ws, nil
 		}
 	}
@@ -199,6 +203,12 @@ type walkStats struct {
 	// same: every file found was trusted and every file wanted found:
 	// the tree holds exactly the files wanted.
 	same bool
+	// covered: every file wanted was found, trusted to hold the bytes
+	// wanted or read (readFiles, with the files found that are not
+	// wanted): the tree differs from the one wanted in those files only
+	// (planRead).
+	covered   bool
+	readFiles []fileBytes
 }
 
 // index is the Index of what the walk saw; known is what it was told.

@@ -380,6 +380,14 @@ func TestIndexedAgreesWithRead(t *testing.T) {
 		}},
 	}
 	rng := rand.New(rand.NewPCG(21, 21))
+	planned := 0
+	defer func() {
+		// Both ways are taken: some rounds only change bytes of files
+		// there, others add, remove or plant files.
+		if planned == 0 || planned == 40 {
+			t.Errorf("%d of 40 updates planned from the files read alone: want some, not all", planned)
+		}
+	}()
 	for round := range 40 {
 		dir := filepath.Join(t.TempDir(), "tree")
 		k := trusted(t, dir, base)
@@ -410,6 +418,18 @@ func TestIndexedAgreesWithRead(t *testing.T) {
 		}
 		if diff := cmp.Diff(identities(t, dir, disk, want), ix.Files); diff != "" {
 			t.Errorf("round %d %q: check's Index: -want +got:\n%s", round, did, diff)
+		}
+		// The update's plan from the files read alone is the plan from
+		// every file.
+		cur, ws, err := walkTree(dir, want, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j, ok := planRead(ws, want); ok {
+			planned++
+			if diff := cmp.Diff(plan(cur, want), j, cmp.AllowUnexported(journal{})); diff != "" {
+				t.Errorf("round %d %q: plan from the files read: -plan +planRead:\n%s", round, did, diff)
+			}
 		}
 		ix, err = WriteIndexed(context.Background(), "", dir, want, k)
 		if err != nil {

@@ -38,7 +38,10 @@ func update(ctx context.Context, parent, base string, files map[string][]byte, k
 	if ws.same {
 		return ix, nil // the tree holds exactly the files wanted
 	}
-	j := plan(cur, files)
+	j, ok := planRead(ws, files)
+	if !ok {
+		j = plan(cur, files)
+	}
 	if j == nil {
 		return ix, nil
 	}
