@@ -25,7 +25,7 @@ import (
 // content, each holding the records whose key starts with the same six
 // bits, so that one changed spec rewrites at most two chunks.
 
-const outputsMagic = "wavesmith outputs v1\n"
+const outputsMagic = "wavesmith outputs v2\n"
 
 func (c *Cache) outputsIndex(slot string) string { return slot + ".outs" }
 func (c *Cache) outputsChunk(slot string, s Sum) string {

@@ -102,6 +102,16 @@ func TestOutputsHostile(t *testing.T) {
 			b[len(b)/2] ^= 1
 			os.WriteFile(names[0], b, 0o600)
 		},
+		"chunk in the place of another": func(t *testing.T, dir string) {
+			names, _ := filepath.Glob(filepath.Join(dir, "slot-*.outchunk"))
+			if len(names) < 2 {
+				t.Fatalf("%d chunks, want two to swap", len(names))
+			}
+			a, _ := os.ReadFile(names[0])
+			b, _ := os.ReadFile(names[1])
+			os.WriteFile(names[0], b, 0o600)
+			os.WriteFile(names[1], a, 0o600)
+		},
 		"chunk gone": func(t *testing.T, dir string) {
 			names, _ := filepath.Glob(filepath.Join(dir, "slot-*.outchunk"))
 			os.Remove(names[0])
