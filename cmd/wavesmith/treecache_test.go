@@ -331,9 +331,11 @@ func TestTreeCacheStatRecordFindsEdits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	folder := filepath.Dir(name)
 	for _, c := range []struct {
 		name string
 		edit func()
+		p    string // the file the diff names (default p)
 	}{
 		{"in place, size and mtime kept", func() {
 			f, err := os.OpenFile(name, os.O_WRONLY, 0)
@@ -347,7 +349,7 @@ func TestTreeCacheStatRecordFindsEdits(t *testing.T) {
 			if err := os.Chtimes(name, fi.ModTime(), fi.ModTime()); err != nil {
 				t.Fatal(err)
 			}
-		}},
+		}, ""},
 		{"another inode", func() {
 			if err := os.WriteFile(name+".tmp", edited, 0o644); err != nil {
 				t.Fatal(err)
@@ -358,7 +360,19 @@ func TestTreeCacheStatRecordFindsEdits(t *testing.T) {
 			if err := os.Rename(name+".tmp", name); err != nil {
 				t.Fatal(err)
 			}
-		}},
+		}, ""},
+		{"an extra file, its folder's mtime put back", func() {
+			dfi, err := os.Lstat(folder)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(folder, "extra.yaml"), []byte("kind: ConfigMap\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(folder, dfi.ModTime(), dfi.ModTime()); err != nil {
+				t.Fatal(err)
+			}
+		}, "team/kaoto-k1/extra.yaml"},
 		{"a spoiled record", func() {
 			records, _ := filepath.Glob(filepath.Join(cache, "*.tree"))
 			if len(records) == 0 {
@@ -372,8 +386,12 @@ func TestTreeCacheStatRecordFindsEdits(t *testing.T) {
 			if err := os.WriteFile(name, edited, 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}},
+		}, ""},
 	} {
+		p := p
+		if c.p != "" {
+			p = c.p
+		}
 		for _, miss := range []bool{false, true} {
 			c.edit()
 			what := c.name

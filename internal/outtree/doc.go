@@ -20,9 +20,14 @@
 // a file whose identity is the recorded one, whose times are older than
 // the record by RacyMargin (git's racy-clean rule), and whose recorded
 // bytes are the ones wanted is stat'd, not read; any other file is read
-// and compared. The folders are always listed, so extra and missing files
-// are always found; ctime, which no user can set back, tells an edit that
-// kept the size and mtime. Outside Linux every file is read. RecordFile marks a folder as a rendered tree (never input again);
+// and compared. The Index also records each folder's identity, taken
+// before it was listed, when it held only recorded entries: adding,
+// removing or renaming an entry changes a folder's mtime and ctime, so a
+// folder whose identity is the recorded one (and not racy) is not listed
+// again, its files are stat'd by path; any other folder is listed, so
+// extra and missing files are always found. ctime, which no user can set
+// back, tells an edit that kept the size and mtime, of a file or a folder.
+// Outside Linux every file is read. RecordFile marks a folder as a rendered tree (never input again);
 // Header starts its kustomization.yaml files.
 //
 // WriteIn confines the output folder's parents to an anchor (the render's

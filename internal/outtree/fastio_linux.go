@@ -75,15 +75,20 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 	// On a cache hit the bytes wanted are the bytes known: one lookup
 	// less per file.
 	wantIsKnown := want != nil && known.Files != nil && reflect.ValueOf(want).UnsafePointer() == reflect.ValueOf(known.Files).UnsafePointer()
+	var kids map[string]*dirKids
+	if ws != nil {
+		kids = known.Index.kids()
+	}
 	for w := range readers {
-		readers[w] = &treeReader{dir: dir, want: want, known: known, wantIsKnown: wantIsKnown}
+		readers[w] = &treeReader{dir: dir, want: want, known: known, wantIsKnown: wantIsKnown, kids: kids}
 		if ws != nil {
 			readers[w].now = ws.taken
 			readers[w].indexed = true
 		}
 	}
 	errs := onWorkersOf(context.Background(), len(entries), false, func(w, i int) error {
-		return readers[w].entry(fd, entries[i], 0)
+		_, err := readers[w].entry(fd, entries[i], 0)
+		return err
 	})
 	if err := firstError(errs); err != nil {
 		return nil, nil, err
@@ -94,9 +99,17 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 		c.stats += len(r.kept) + len(r.stats)
 		c.trusted += len(r.kept)
 		c.read += r.read
+		c.dirs += len(r.dirs)
+		c.listed += r.listed
 	}
 	if ws != nil {
-		ws.read = c.read
+		ws.read, ws.listed = c.read, c.listed
+		ws.dirs = make(map[string]FileStat, c.dirs)
+		for _, r := range readers {
+			for _, d := range r.dirs {
+				ws.dirs[d.p] = d.st
+			}
+		}
 		if files, stats, ok := c.fromKnown(readers, want, known); ok {
 			ws.files = stats
 			ws.same = c.read == 0
@@ -134,7 +147,7 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 // walkCounts counts what the readers of an indexed walk found: files
 // (trusted or read), identities recorded, files trusted, files read.
 type walkCounts struct {
-	files, stats, trusted, read int
+	files, stats, trusted, read, dirs, listed int
 }
 
 // fromKnown makes the walk's files and identities from copies of want
@@ -195,11 +208,12 @@ type keptFile struct {
 }
 
 // walkStats is what an indexed walk saw: when it began, the identity of
-// every regular file, and how many it read.
+// every regular file and of every folder whose entries it recorded, how
+// many files it read and folders it listed.
 type walkStats struct {
-	taken int64
-	files map[string]FileStat
-	read  int
+	taken        int64
+	files, dirs  map[string]FileStat
+	read, listed int
 	// same: every file found was trusted and every file wanted found:
 	// the tree holds exactly the files wanted.
 	same bool
@@ -213,7 +227,7 @@ type walkStats struct {
 
 // index is the Index of what the walk saw; known is what it was told.
 func (ws *walkStats) index(known Known) *Index {
-	return &Index{Taken: ws.taken, Files: ws.files, read: ws.read, from: known.Index}
+	return &Index{Taken: ws.taken, Files: ws.files, Dirs: ws.dirs, read: ws.read, listed: ws.listed, from: known.Index}
 }
 
 // fileStat is the identity of st.
@@ -247,54 +261,121 @@ type treeReader struct {
 	kept        []keptFile
 	stats       []fileID
 	read        int
+	// kids are the entries of the folders known's Index records (nil:
+	// none), dirs the identities of the folders whose every entry the
+	// new Index holds (trusted, or listed and found so), listed how many
+	// folders were listed.
+	kids   map[string]*dirKids
+	dirs   []fileID
+	listed int
 	// buf is getdents' buffer and names the paths' scratch, one of
 	// each per reader: a tree has a folder per spec.
 	buf, names []byte
 }
 
-// folder reads the folder open as fd, whose slash path is rel ("" for the
+// folder reads the folder open as fd, whose slash path is rel (below the
 // top), in name order, so that the first error is always the same.
-func (r *treeReader) folder(fd int, rel string, depth int) error {
+// Indexed, it records the folder's identity, taken before the listing,
+// when every entry holds what is wanted (whole).
+func (r *treeReader) folder(fd int, rel string, depth int) (whole bool, err error) {
 	if depth > maxTreeDepth {
-		return fmt.Errorf("%s: %w: folders nest more than %d deep", filepath.Join(r.dir, rel), ErrNotTree, maxTreeDepth)
+		return false, fmt.Errorf("%s: %w: folders nest more than %d deep", filepath.Join(r.dir, rel), ErrNotTree, maxTreeDepth)
 	}
 	if r.buf == nil {
 		r.buf = make([]byte, 32<<10)
 	}
+	var st unix.Stat_t
+	record := r.indexed && unix.Fstat(fd, &st) == nil
 	entries, err := readDirFd(fd, rel, r.buf, &r.names)
 	if err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(r.dir, rel), err)
+		return false, fmt.Errorf("%s: %w", filepath.Join(r.dir, rel), err)
 	}
+	r.listed++
+	whole = true
 	for _, e := range entries {
-		if err := r.entry(fd, e, depth); err != nil {
-			return err
+		w, err := r.entry(fd, e, depth)
+		if err != nil {
+			return false, err
+		}
+		whole = whole && w
+	}
+	if record && whole {
+		r.dirs = append(r.dirs, fileID{rel, fileStat(&st)})
+	}
+	return whole, nil
+}
+
+// trusted reports whether the folder p, at rel below the folder open as
+// fd, is one the Index records and trusts, with its recorded identity
+// (so its entries are the recorded ones), and every file in it and below
+// it is trusted to hold the bytes wanted: they are then kept, without a
+// listing or an open. On anything else nothing is kept: the folder is
+// listed. A path is only stat'd here (a folder swapped for a symlink
+// since it was stat'd would lead the stats elsewhere, whose identities
+// are not the recorded ones); every read goes through the listing.
+func (r *treeReader) trusted(fd int, rel, p string, depth int) bool {
+	ix := r.known.Index
+	rec, ok := ix.Dirs[p]
+	if !ok || depth > maxTreeDepth || !ix.trusts(rec, r.now) {
+		return false
+	}
+	var st unix.Stat_t
+	if unix.Fstatat(fd, rel, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || fileStat(&st) != rec {
+		return false
+	}
+	k := r.kids[p]
+	kept, dirs := len(r.kept), len(r.dirs)
+	undo := func() bool {
+		r.kept, r.dirs = r.kept[:kept], r.dirs[:dirs]
+		return false
+	}
+	for _, f := range k.files {
+		w, wanted := r.want[f]
+		if !wanted || unix.Fstatat(fd, rel+f[len(p):], &st, unix.AT_SYMLINK_NOFOLLOW) != nil ||
+			st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > fsroot.MaxFileSize {
+			return undo()
+		}
+		id := fileStat(&st)
+		if !r.known.unchanged(f, id, w, r.wantIsKnown, r.now) {
+			return undo()
+		}
+		r.kept = append(r.kept, keptFile{f, w, id})
+	}
+	for _, d := range k.dirs {
+		if !r.trusted(fd, rel+d[len(p):], d, depth+1) {
+			return undo()
 		}
 	}
-	return nil
+	r.dirs = append(r.dirs, fileID{p, rec})
+	return true
 }
 
 // entry reads the entry e of the folder open as fd: a folder below it, or
-// a regular file.
-func (r *treeReader) entry(fd int, e dirent, depth int) error {
+// a regular file. whole: indexed, the entry holds what is wanted (a file
+// the bytes wanted, a folder recorded whole).
+func (r *treeReader) entry(fd int, e dirent, depth int) (whole bool, err error) {
 	// A name from getdents holds no slash and is not "." or "..".
 	p := e.p
 	if e.typ == unix.DT_UNKNOWN {
 		// A file system that does not fill in d_type: ask.
 		var st unix.Stat_t
 		if err := unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			return &fs.PathError{Op: "stat", Path: filepath.Join(r.dir, p), Err: err}
+			return false, &fs.PathError{Op: "stat", Path: filepath.Join(r.dir, p), Err: err}
 		}
 		e.typ = direntType(st.Mode)
 	}
 	switch e.typ {
 	case unix.DT_DIR:
+		if r.kids != nil && r.trusted(fd, e.name, p, depth+1) {
+			return true, nil
+		}
 		sub, err := unix.Openat(fd, e.name, openDir, 0)
 		if err != nil {
-			return r.openError(p, err)
+			return false, r.openError(p, err)
 		}
-		err = r.folder(sub, p, depth+1)
+		whole, err = r.folder(sub, p, depth+1)
 		unix.Close(sub)
-		return err
+		return whole, err
 	case unix.DT_REG:
 		if r.indexed {
 			// Indexed: a file whose identity says it holds the bytes
@@ -306,13 +387,13 @@ func (r *treeReader) entry(fd int, e dirent, depth int) error {
 				st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size <= fsroot.MaxFileSize {
 				if id := fileStat(&st); r.known.unchanged(p, id, w, r.wantIsKnown, r.now) {
 					r.kept = append(r.kept, keptFile{p, w, id})
-					return nil
+					return true, nil
 				}
 			}
 		}
 		b, st, err := r.file(fd, e.name)
 		if err != nil {
-			return fmt.Errorf("%s: %w", filepath.Join(r.dir, p), err)
+			return false, fmt.Errorf("%s: %w", filepath.Join(r.dir, p), err)
 		}
 		r.files = append(r.files, fileBytes{p, b})
 		if r.indexed {
@@ -320,11 +401,12 @@ func (r *treeReader) entry(fd int, e dirent, depth int) error {
 			// Only a file holding the bytes wanted goes in the Index.
 			if w, ok := r.want[p]; ok && bytes.Equal(b, w) {
 				r.stats = append(r.stats, fileID{p, fileStat(&st)})
+				return true, nil
 			}
 		}
-		return nil
+		return false, nil
 	}
-	return fmt.Errorf("%s: %w: it is a %s", filepath.Join(r.dir, p), fsroot.ErrNotRegular, fsroot.ModeName(direntMode(e.typ)))
+	return false, fmt.Errorf("%s: %w: it is a %s", filepath.Join(r.dir, p), fsroot.ErrNotRegular, fsroot.ModeName(direntMode(e.typ)))
 }
 
 // openError names what an openat of a folder entry met: a symlink planted

@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"path"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -31,14 +33,24 @@ type FileStat struct {
 // or ctime is not older than Taken minus RacyMargin may have changed
 // within one tick of the file system's clock after it was stat'd, and is
 // read, never trusted (git's "racy clean" files).
+//
+// Dirs is the lstat identity of the folders below the top whose every
+// entry the record holds (each file in Files, each folder in Dirs), taken
+// before they were listed. A folder's mtime and ctime change whenever an
+// entry is added to it, removed or renamed in or out, so a trusted folder
+// whose identity is the recorded one holds exactly the recorded entries:
+// it is not listed again, its files are stat'd by path (as git's
+// untracked cache trusts a folder's mtime).
 type Index struct {
 	Taken int64 // nanoseconds since the epoch
 	Files map[string]FileStat
+	Dirs  map[string]FileStat
 	// read is how many files the walk that made the index read, wrote
-	// how many files it wrote or removed after, from the Index it was
-	// given (Same's quick answer; tests).
-	read, wrote int
-	from        *Index
+	// how many files it wrote or removed after, listed how many folders
+	// it listed (not trusted), from the Index it was given (Same's quick
+	// answer; tests).
+	read, wrote, listed int
+	from                *Index
 }
 
 // RacyMargin is how much older than the record a file's mtime and ctime
@@ -88,6 +100,54 @@ func (k Known) unchanged(p string, st FileStat, want []byte, wantIsKnown bool, n
 	return ok && bytes.Equal(old, want)
 }
 
+// dirKids are the entries of a folder an Index records: the slash paths
+// of its files and folders.
+type dirKids struct{ files, dirs []string }
+
+// kids groups the files and folders ix records by the recorded folder
+// that holds them; nil when ix records no folder.
+func (ix *Index) kids() map[string]*dirKids {
+	if ix == nil || len(ix.Dirs) == 0 {
+		return nil
+	}
+	all := make([]dirKids, len(ix.Dirs))
+	m := make(map[string]*dirKids, len(ix.Dirs))
+	i := 0
+	for d := range ix.Dirs {
+		m[d] = &all[i]
+		i++
+	}
+	for p := range ix.Files {
+		if k := m[parentDir(p)]; k != nil {
+			k.files = append(k.files, p)
+		}
+	}
+	for d := range ix.Dirs {
+		if k := m[parentDir(d)]; k != nil {
+			k.dirs = append(k.dirs, d)
+		}
+	}
+	return m
+}
+
+// parentDir is the slash path of the folder holding p ("" for the top).
+func parentDir(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+// forget drops the record of a folder d whose entries an update changed
+// (a file put or removed in it), and of the folders above it: a folder is
+// recorded only with every folder in it (its entries are the recorded
+// files and folders), so without d's record those above would lose d.
+func (ix *Index) forget(d string) {
+	for ; d != "." && d != ""; d = path.Dir(d) {
+		delete(ix.Dirs, d)
+	}
+}
+
 // trusts reports whether the recorded identity rec is not racy: its
 // times are older than the record by RacyMargin, and the clock did not
 // go back since (now, when the walk began, is not before Taken).
@@ -102,37 +162,49 @@ func (ix *Index) Same(old *Index) bool {
 	if ix == nil || old == nil {
 		return ix == old
 	}
-	if len(ix.Files) != len(old.Files) {
+	if len(ix.Files) != len(old.Files) || len(ix.Dirs) != len(old.Dirs) {
 		return false
 	}
-	if ix.from == old && ix.read == 0 && ix.wrote == 0 {
-		// Every file was trusted by old (so recorded there, as it is
-		// here): with as many files, ix is old.
+	if ix.from == old && ix.read == 0 && ix.wrote == 0 && ix.listed == 0 {
+		// Every file and folder was trusted by old (so recorded there,
+		// as it is here): with as many, ix is old.
 		return true
 	}
 	now := time.Now().UnixNano()
-	for p, st := range ix.Files {
-		rec, ok := old.Files[p]
-		if !ok || rec != st || ix.trusts(st, now) && !old.trusts(rec, now) {
+	return sameStats(ix, old, ix.Files, old.Files, now) && sameStats(ix, old, ix.Dirs, old.Dirs, now)
+}
+
+// sameStats reports whether the identities recorded in m (by ix) are
+// those recorded in old (by o), none trusted by ix and not by o.
+func sameStats(ix, o *Index, m, old map[string]FileStat, now int64) bool {
+	for p, st := range m {
+		rec, ok := old[p]
+		if !ok || rec != st || ix.trusts(st, now) && !o.trusts(rec, now) {
 			return false
 		}
 	}
 	return true
 }
 
-const indexMagic = "wavesmith tree index v1\n"
+const indexMagic = "wavesmith tree index v2\n"
 
-// MarshalBinary encodes ix: paths in order, each sharing its prefix with
-// the one before.
+// MarshalBinary encodes ix: the files, then the folders, each in path
+// order, each path sharing its prefix with the one before.
 func (ix *Index) MarshalBinary() ([]byte, error) {
-	paths := make([]string, 0, len(ix.Files))
-	for p := range ix.Files {
+	b := make([]byte, 0, len(indexMagic)+16+(len(ix.Files)+len(ix.Dirs))*48)
+	b = append(b, indexMagic...)
+	b = binary.AppendVarint(b, ix.Taken)
+	b = appendStats(b, ix.Files)
+	return appendStats(b, ix.Dirs), nil
+}
+
+// appendStats appends the identities of m to b.
+func appendStats(b []byte, m map[string]FileStat) []byte {
+	paths := make([]string, 0, len(m))
+	for p := range m {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	b := make([]byte, 0, len(indexMagic)+16+len(paths)*48)
-	b = append(b, indexMagic...)
-	b = binary.AppendVarint(b, ix.Taken)
 	b = binary.AppendUvarint(b, uint64(len(paths)))
 	prev := ""
 	for _, p := range paths {
@@ -143,7 +215,7 @@ func (ix *Index) MarshalBinary() ([]byte, error) {
 		b = binary.AppendUvarint(b, uint64(n))
 		b = binary.AppendUvarint(b, uint64(len(p)-n))
 		b = append(b, p[n:]...)
-		st := ix.Files[p]
+		st := m[p]
 		b = binary.AppendVarint(b, st.Size)
 		b = binary.AppendVarint(b, st.Mtime)
 		b = binary.AppendVarint(b, st.Ctime)
@@ -152,7 +224,7 @@ func (ix *Index) MarshalBinary() ([]byte, error) {
 		b = binary.AppendUvarint(b, uint64(st.Mode))
 		prev = p
 	}
-	return b, nil
+	return b
 }
 
 // errIndex: an encoded Index that is truncated, corrupt or of another
@@ -166,31 +238,58 @@ func (ix *Index) UnmarshalBinary(b []byte) error {
 	if !bytes.HasPrefix(b, []byte(indexMagic)) {
 		return errIndex
 	}
-	b = b[len(indexMagic):]
-	bad := false
-	varint := func() int64 {
-		v, n := binary.Varint(b)
-		if n <= 0 {
-			bad = true
-			return 0
-		}
-		b = b[n:]
-		return v
+	d := statsDecoder{b: b[len(indexMagic):]}
+	taken := d.varint()
+	if d.bad {
+		return errIndex
 	}
-	uvarint := func() uint64 {
-		v, n := binary.Uvarint(b)
-		if n <= 0 {
-			bad = true
-			return 0
-		}
-		b = b[n:]
-		return v
+	files, err := d.stats("file")
+	if err != nil {
+		return err
 	}
-	taken := varint()
-	count := uvarint()
-	// Each file takes at least 8 bytes: a count beyond that is a lie.
-	if bad || count > uint64(len(b)/8) {
-		return fmt.Errorf("%w: %d files in %d bytes", errIndex, count, len(b))
+	dirs, err := d.stats("folder")
+	if err != nil {
+		return err
+	}
+	if len(d.b) != 0 {
+		return fmt.Errorf("%w: trailing bytes", errIndex)
+	}
+	ix.Taken, ix.Files, ix.Dirs = taken, files, dirs
+	return nil
+}
+
+// statsDecoder reads an encoded Index.
+type statsDecoder struct {
+	b   []byte
+	bad bool
+}
+
+func (d *statsDecoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.bad = true
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *statsDecoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.bad = true
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// stats reads what appendStats wrote; what names the records (errors).
+func (d *statsDecoder) stats(what string) (map[string]FileStat, error) {
+	count := d.uvarint()
+	// Each record takes at least 8 bytes: a count beyond that is a lie.
+	if d.bad || count > uint64(len(d.b)/8) {
+		return nil, fmt.Errorf("%w: %d %ss in %d bytes", errIndex, count, what, len(d.b))
 	}
 	// The paths go into one arena, made a string once: no allocation
 	// per path.
@@ -202,40 +301,36 @@ func (ix *Index) UnmarshalBinary(b []byte) error {
 	// A path shares a prefix with the one before: bound each path and
 	// all of them, so that a small record cannot ask for a huge arena.
 	const maxPath = 4096
-	limit := 8*len(b) + 1<<16
-	arena := make([]byte, 0, min(2*len(b), limit))
+	limit := 8*len(d.b) + 1<<16
+	arena := make([]byte, 0, min(2*len(d.b), limit))
 	start := 0
 	for i := uint64(0); i < count; i++ {
-		shared, n := uvarint(), uvarint()
-		if bad || shared > uint64(len(arena)-start) || n > uint64(len(b)) || shared+n > maxPath || len(arena)+int(shared+n) > limit {
-			return fmt.Errorf("%w: file %d", errIndex, i)
+		shared, n := d.uvarint(), d.uvarint()
+		if d.bad || shared > uint64(len(arena)-start) || n > uint64(len(d.b)) || shared+n > maxPath || len(arena)+int(shared+n) > limit {
+			return nil, fmt.Errorf("%w: %s %d", errIndex, what, i)
 		}
 		next := len(arena)
 		arena = append(arena, arena[start:start+int(shared)]...)
-		arena = append(arena, b[:n]...)
-		b = b[n:]
+		arena = append(arena, d.b[:n]...)
+		d.b = d.b[n:]
 		if next == len(arena) || i > 0 && string(arena[next:]) <= string(arena[start:next]) {
-			return fmt.Errorf("%w: file %d out of order", errIndex, i)
+			return nil, fmt.Errorf("%w: %s %d out of order", errIndex, what, i)
 		}
 		start = next
-		st := FileStat{Size: varint(), Mtime: varint(), Ctime: varint(), Ino: uvarint(), Dev: uvarint()}
-		mode := uvarint()
-		if bad || mode > 1<<32-1 || st.Size < 0 {
-			return fmt.Errorf("%w: file %d", errIndex, i)
+		st := FileStat{Size: d.varint(), Mtime: d.varint(), Ctime: d.varint(), Ino: d.uvarint(), Dev: d.uvarint()}
+		mode := d.uvarint()
+		if d.bad || mode > 1<<32-1 || st.Size < 0 {
+			return nil, fmt.Errorf("%w: %s %d", errIndex, what, i)
 		}
 		st.Mode = uint32(mode)
 		recs = append(recs, rec{len(arena), st})
 	}
-	if len(b) != 0 {
-		return fmt.Errorf("%w: trailing bytes", errIndex)
-	}
 	paths := string(arena)
-	files := make(map[string]FileStat, count)
+	m := make(map[string]FileStat, count)
 	from := 0
 	for _, r := range recs {
-		files[paths[from:r.end]] = r.st
+		m[paths[from:r.end]] = r.st
 		from = r.end
 	}
-	ix.Taken, ix.Files = taken, files
-	return nil
+	return m, nil
 }

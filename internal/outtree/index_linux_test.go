@@ -154,6 +154,25 @@ func TestIndexedFindsEdits(t *testing.T) {
 		{"an extra file", func(t *testing.T, dir string, _ FileStat) {
 			mustWrite(t, filepath.Join(dir, "a", "extra.yaml"), "extra\n")
 		}, 1, func(m map[string][]byte) { m["a/extra.yaml"] = []byte("extra\n") }},
+		{"an extra file, the folder's mtime put back", func(t *testing.T, dir string, _ FileStat) {
+			folder := filepath.Join(dir, "a")
+			var before unix.Stat_t
+			if err := unix.Lstat(folder, &before); err != nil {
+				t.Fatal(err)
+			}
+			mtime := time.Unix(0, before.Mtim.Nano())
+			tick(t, dir, "a", fileStat(&before), func(string) {
+				mustWrite(t, filepath.Join(folder, "extra.yaml"), "extra\n")
+				if err := os.Chtimes(folder, mtime, mtime); err != nil {
+					t.Fatal(err)
+				}
+			})
+		}, 1, func(m map[string][]byte) { m["a/extra.yaml"] = []byte("extra\n") }},
+		{"a file renamed in its folder", func(t *testing.T, dir string, _ FileStat) {
+			if err := os.Rename(filepath.Join(dir, "a", "x.yaml"), filepath.Join(dir, "a", "w.yaml")); err != nil {
+				t.Fatal(err)
+			}
+		}, 1, func(m map[string][]byte) { m["a/w.yaml"] = m["a/x.yaml"]; delete(m, "a/x.yaml") }},
 		{"a missing file", func(t *testing.T, dir string, _ FileStat) {
 			if err := os.Remove(filepath.Join(dir, "b", "z.yaml")); err != nil {
 				t.Fatal(err)
@@ -212,6 +231,65 @@ func TestIndexedFindsEdits(t *testing.T) {
 				t.Errorf("the check after the update read %d files, want at most the one put", again.read)
 			}
 		})
+	}
+}
+
+// TestIndexedTrustsFolders: a folder whose identity is the recorded one
+// and trusted is not listed (its entries are the recorded ones: any entry
+// added, removed or renamed changes its mtime and ctime), and a change in
+// a folder deep down is still found: that folder and those above it,
+// up to the top, are listed, and no other.
+func TestIndexedTrustsFolders(t *testing.T) {
+	noRacyMargin(t)
+	want := map[string][]byte{"kustomization.yaml": []byte(Header)}
+	for _, d := range []string{"a", "b/c", "b/d", "b/d/e"} {
+		for i := range 3 {
+			p := fmt.Sprintf("%s/f%d.yaml", d, i)
+			want[p] = []byte("kind: ConfigMap # " + p + "\n")
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "tree")
+	k := trusted(t, dir, want)
+	if diff := cmp.Diff([]string{"a", "b", "b/c", "b/d", "b/d/e"}, slices.Sorted(maps.Keys(k.Index.Dirs))); diff != "" {
+		t.Fatalf("folders recorded: -want +got:\n%s", diff)
+	}
+	_, ix, err := ReadIndexed(dir, want, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.listed != 0 || ix.read != 0 {
+		t.Errorf("a settled tree: %d folders listed, %d files read, want none", ix.listed, ix.read)
+	}
+
+	// An extra file in b/d/e, its folder's mtime put back: b/d/e's ctime
+	// tells. b/d/e, b/d and b are listed; a and b/c are not.
+	folder := filepath.Join(dir, "b", "d", "e")
+	var before unix.Stat_t
+	if err := unix.Lstat(folder, &before); err != nil {
+		t.Fatal(err)
+	}
+	mtime := time.Unix(0, before.Mtim.Nano())
+	tick(t, dir, "b/d/e", fileStat(&before), func(string) {
+		mustWrite(t, filepath.Join(folder, "extra.yaml"), "extra\n")
+		if err := os.Chtimes(folder, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	})
+	got, ix, err := ReadIndexed(dir, want, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got["b/d/e/extra.yaml"]) != "extra\n" || len(got) != len(want)+1 {
+		t.Errorf("the extra file in a recorded folder was not found: %d files", len(got))
+	}
+	if ix.listed != 3 || ix.read != 1 {
+		t.Errorf("%d folders listed, %d files read; want 3 (b, b/d, b/d/e) and 1", ix.listed, ix.read)
+	}
+	if _, ok := ix.Dirs["b/d/e"]; ok {
+		t.Error("a folder holding a file not wanted is recorded: the next walk would not see the file")
+	}
+	if _, ok := ix.Dirs["b/c"]; !ok {
+		t.Error("a trusted folder is no longer recorded")
 	}
 }
 
@@ -299,7 +377,7 @@ func TestIndexedForeign(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range [][]byte{nil, b[:len(b)-1], append(append([]byte(nil), b...), 0), []byte("wavesmith tree index v2\n")} {
+	for _, bad := range [][]byte{nil, b[:len(b)-1], append(append([]byte(nil), b...), 0), []byte("wavesmith tree index v1\n")} {
 		if err := corrupt.UnmarshalBinary(bad); err == nil {
 			t.Errorf("decoded a corrupt record (%d bytes)", len(bad))
 		}
@@ -444,6 +522,14 @@ func TestIndexedAgreesWithRead(t *testing.T) {
 		}
 		if diff := cmp.Diff(identities(t, dir, disk, want), ix.Files); diff != "" {
 			t.Errorf("round %d %q: update's Index: -want +got:\n%s", round, did, diff)
+		}
+		// The next check with the update's Index (its folders recorded
+		// before the update, those it changed forgotten) sees the tree.
+		if got, _, err = ReadIndexed(dir, want, Known{Index: ix, Files: want}); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(disk, got); diff != "" {
+			t.Errorf("round %d %q: check after the update: -Read +ReadIndexed:\n%s", round, did, diff)
 		}
 	}
 }

@@ -14,6 +14,9 @@ func FuzzIndexUnmarshal(f *testing.F) {
 		"kustomization.yaml":         {Size: 10, Mtime: 1, Ctime: 2, Ino: 3, Dev: 4, Mode: 0o100644},
 		"ns/kaoto-a/deployment.yaml": {Size: 700, Mtime: -5, Ctime: 6, Ino: 1 << 62, Dev: 4, Mode: 0o100600},
 		"ns/kaoto-b/deployment.yaml": {},
+	}, Dirs: map[string]FileStat{
+		"ns":         {Size: 4096, Mtime: 7, Ctime: 8, Ino: 9, Dev: 4, Mode: 0o40755},
+		"ns/kaoto-a": {Size: 4096, Mtime: 7, Ctime: 8, Ino: 10, Dev: 4, Mode: 0o40755},
 	}}
 	b, err := ix.MarshalBinary()
 	if err != nil {
@@ -25,7 +28,7 @@ func FuzzIndexUnmarshal(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var ix Index
 		if err := ix.UnmarshalBinary(b); err != nil {
-			if ix.Files != nil {
+			if ix.Files != nil || ix.Dirs != nil {
 				t.Fatal("a failed decode changed the Index")
 			}
 			return
@@ -38,7 +41,7 @@ func FuzzIndexUnmarshal(f *testing.F) {
 		if err := back.UnmarshalBinary(again); err != nil {
 			t.Fatalf("a record encoded from a decoded one does not decode: %v", err)
 		}
-		if diff := cmp.Diff(ix.Files, back.Files); diff != "" || ix.Taken != back.Taken {
+		if diff := cmp.Diff([]map[string]FileStat{ix.Files, ix.Dirs}, []map[string]FileStat{back.Files, back.Dirs}); diff != "" || ix.Taken != back.Taken {
 			t.Errorf("decode(encode(decode(b))) differs: %s", diff)
 		}
 	})

@@ -217,6 +217,15 @@ func apply(tfd, sfd int, j *journal, ix *Index) error {
 	if ix != nil {
 		for _, p := range j.dels {
 			delete(ix.Files, p)
+			ix.forget(path.Dir(p))
+		}
+		for _, p := range j.puts {
+			ix.forget(path.Dir(p))
+		}
+		for _, ds := range [][]string{j.rmdirs, j.mkdirs} {
+			for _, d := range ds {
+				ix.forget(d)
+			}
 		}
 	}
 	return nil
