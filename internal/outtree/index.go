@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -51,6 +51,9 @@ type Index struct {
 	// answer; tests).
 	read, wrote, listed int
 	from                *Index
+	// order is the paths of Files in order, as decoded (nil when the
+	// Index was not): kids groups them without a lookup per file.
+	order []string
 }
 
 // RacyMargin is how much older than the record a file's mtime and ctime
@@ -117,9 +120,30 @@ func (ix *Index) kids() map[string]*dirKids {
 		m[d] = &all[i]
 		i++
 	}
-	for p := range ix.Files {
-		if k := m[parentDir(p)]; k != nil {
-			k.files = append(k.files, p)
+	if len(ix.order) == len(ix.Files) {
+		// In path order, a folder's files come in runs (a folder's
+		// subfolders may split them): one lookup a run, and a run that
+		// is all the folder holds is a slice of order, not a copy.
+		for start := 0; start < len(ix.order); {
+			parent := parentDir(ix.order[start])
+			end := start + 1
+			for end < len(ix.order) && parentDir(ix.order[end]) == parent {
+				end++
+			}
+			if k := m[parent]; k != nil {
+				if k.files == nil {
+					k.files = ix.order[start:end:end]
+				} else {
+					k.files = append(k.files, ix.order[start:end]...)
+				}
+			}
+			start = end
+		}
+	} else {
+		for p := range ix.Files {
+			if k := m[parentDir(p)]; k != nil {
+				k.files = append(k.files, p)
+			}
 		}
 	}
 	for d := range ix.Dirs {
@@ -200,14 +224,21 @@ func (ix *Index) MarshalBinary() ([]byte, error) {
 
 // appendStats appends the identities of m to b.
 func appendStats(b []byte, m map[string]FileStat) []byte {
-	paths := make([]string, 0, len(m))
-	for p := range m {
-		paths = append(paths, p)
+	// Sorted as pairs: no lookup per path once sorted (tens of thousands
+	// of random map accesses).
+	type pair struct {
+		p  string
+		st FileStat
 	}
-	sort.Strings(paths)
-	b = binary.AppendUvarint(b, uint64(len(paths)))
+	pairs := make([]pair, 0, len(m))
+	for p, st := range m {
+		pairs = append(pairs, pair{p, st})
+	}
+	slices.SortFunc(pairs, func(x, y pair) int { return strings.Compare(x.p, y.p) })
+	b = binary.AppendUvarint(b, uint64(len(pairs)))
 	prev := ""
-	for _, p := range paths {
+	for _, pr := range pairs {
+		p := pr.p
 		n := 0
 		for n < len(p) && n < len(prev) && p[n] == prev[n] {
 			n++
@@ -215,7 +246,7 @@ func appendStats(b []byte, m map[string]FileStat) []byte {
 		b = binary.AppendUvarint(b, uint64(n))
 		b = binary.AppendUvarint(b, uint64(len(p)-n))
 		b = append(b, p[n:]...)
-		st := m[p]
+		st := pr.st
 		b = binary.AppendVarint(b, st.Size)
 		b = binary.AppendVarint(b, st.Mtime)
 		b = binary.AppendVarint(b, st.Ctime)
@@ -243,18 +274,18 @@ func (ix *Index) UnmarshalBinary(b []byte) error {
 	if d.bad {
 		return errIndex
 	}
-	files, err := d.stats("file")
+	files, order, err := d.stats("file")
 	if err != nil {
 		return err
 	}
-	dirs, err := d.stats("folder")
+	dirs, _, err := d.stats("folder")
 	if err != nil {
 		return err
 	}
 	if len(d.b) != 0 {
 		return fmt.Errorf("%w: trailing bytes", errIndex)
 	}
-	ix.Taken, ix.Files, ix.Dirs = taken, files, dirs
+	ix.Taken, ix.Files, ix.Dirs, ix.order = taken, files, dirs, order
 	return nil
 }
 
@@ -284,12 +315,13 @@ func (d *statsDecoder) uvarint() uint64 {
 	return v
 }
 
-// stats reads what appendStats wrote; what names the records (errors).
-func (d *statsDecoder) stats(what string) (map[string]FileStat, error) {
+// stats reads what appendStats wrote, and returns the paths in order too;
+// what names the records (errors).
+func (d *statsDecoder) stats(what string) (map[string]FileStat, []string, error) {
 	count := d.uvarint()
 	// Each record takes at least 8 bytes: a count beyond that is a lie.
 	if d.bad || count > uint64(len(d.b)/8) {
-		return nil, fmt.Errorf("%w: %d %ss in %d bytes", errIndex, count, what, len(d.b))
+		return nil, nil, fmt.Errorf("%w: %d %ss in %d bytes", errIndex, count, what, len(d.b))
 	}
 	// The paths go into one arena, made a string once: no allocation
 	// per path.
@@ -307,30 +339,32 @@ func (d *statsDecoder) stats(what string) (map[string]FileStat, error) {
 	for i := uint64(0); i < count; i++ {
 		shared, n := d.uvarint(), d.uvarint()
 		if d.bad || shared > uint64(len(arena)-start) || n > uint64(len(d.b)) || shared+n > maxPath || len(arena)+int(shared+n) > limit {
-			return nil, fmt.Errorf("%w: %s %d", errIndex, what, i)
+			return nil, nil, fmt.Errorf("%w: %s %d", errIndex, what, i)
 		}
 		next := len(arena)
 		arena = append(arena, arena[start:start+int(shared)]...)
 		arena = append(arena, d.b[:n]...)
 		d.b = d.b[n:]
 		if next == len(arena) || i > 0 && string(arena[next:]) <= string(arena[start:next]) {
-			return nil, fmt.Errorf("%w: %s %d out of order", errIndex, what, i)
+			return nil, nil, fmt.Errorf("%w: %s %d out of order", errIndex, what, i)
 		}
 		start = next
 		st := FileStat{Size: d.varint(), Mtime: d.varint(), Ctime: d.varint(), Ino: d.uvarint(), Dev: d.uvarint()}
 		mode := d.uvarint()
 		if d.bad || mode > 1<<32-1 || st.Size < 0 {
-			return nil, fmt.Errorf("%w: %s %d", errIndex, what, i)
+			return nil, nil, fmt.Errorf("%w: %s %d", errIndex, what, i)
 		}
 		st.Mode = uint32(mode)
 		recs = append(recs, rec{len(arena), st})
 	}
 	paths := string(arena)
 	m := make(map[string]FileStat, count)
+	order := make([]string, len(recs))
 	from := 0
-	for _, r := range recs {
-		m[paths[from:r.end]] = r.st
+	for i, r := range recs {
+		order[i] = paths[from:r.end]
+		m[order[i]] = r.st
 		from = r.end
 	}
-	return m, nil
+	return m, order, nil
 }

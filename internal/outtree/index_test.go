@@ -1,6 +1,7 @@
 package outtree
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -45,4 +46,42 @@ func FuzzIndexUnmarshal(f *testing.F) {
 			t.Errorf("decode(encode(decode(b))) differs: %s", diff)
 		}
 	})
+}
+
+// TestKidsDecoded: the entries of each recorded folder, grouped from the
+// paths in order as decoded (runs split by subfolders, a folder's files
+// sliced, not copied), are those grouped from the map.
+func TestKidsDecoded(t *testing.T) {
+	ix := &Index{Files: map[string]FileStat{}, Dirs: map[string]FileStat{}}
+	for _, p := range []string{"kustomization.yaml", "a/x.yaml", "a/b.yaml", "a/b/y.yaml", "a/b/z.yaml", "a/c.yaml", "a/b.d/q.yaml", "a/z.yaml", "e/f/g.yaml", "top.yaml"} {
+		ix.Files[p] = FileStat{Size: int64(len(p))}
+	}
+	for _, d := range []string{"a", "a/b", "a/b.d", "e", "e/f"} {
+		ix.Dirs[d] = FileStat{Mode: 0o40755}
+	}
+	b, err := ix.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Index
+	if err := back.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.order) != len(ix.Files) {
+		t.Fatalf("decoded %d paths in order, want %d", len(back.order), len(ix.Files))
+	}
+	sorted := func(m map[string]*dirKids) map[string][2][]string {
+		out := map[string][2][]string{}
+		for d, k := range m {
+			out[d] = [2][]string{slices.Sorted(slices.Values(k.files)), slices.Sorted(slices.Values(k.dirs))}
+		}
+		return out
+	}
+	want := sorted(ix.kids())
+	if diff := cmp.Diff(want, sorted(back.kids())); diff != "" {
+		t.Errorf("kids from the decoded order: -from the map +from the order:\n%s", diff)
+	}
+	if got := want["a"][0]; len(got) != 4 {
+		t.Errorf("a holds %q, want its 4 files (the control)", got)
+	}
 }
