@@ -286,9 +286,14 @@ type treeCache struct {
 }
 
 // openTreeCache returns the cache of the tree at dir and the key of this
-// render, or nil when the cache is off (treecache.Env) or the key cannot
-// be made (an input that could not be read: the render reports it).
+// render, or nil when the cache is off (treecache.Env), in a review (its
+// renders go to temporary folders, whose entries would only push the
+// user's own out of the cache: MaxSlots) or the key cannot be made (an
+// input that could not be read: the render reports it).
 func openTreeCache(s *setup, dir string, in *load.Read) *treeCache {
+	if reviewMemo.Load() != nil {
+		return nil
+	}
 	cdir, ok := treecache.Dir(os.Getenv)
 	if !ok {
 		return nil
