@@ -75,33 +75,6 @@ func plan(cur, want map[string][]byte) *journal {
 	return j
 }
 
-// planRead is plan for a walk that covered the files wanted (walkStats):
-// the files it read are the only ones that can differ, so the tree's
-// tens of thousands of trusted files are not compared again. ok is false
-// when the walk did not cover want or found a file not wanted (a folder
-// may then be left empty): plan decides.
-func planRead(ws *walkStats, want map[string][]byte) (j *journal, ok bool) {
-	if ws == nil || !ws.covered {
-		return nil, false
-	}
-	var puts []string
-	for _, f := range ws.readFiles {
-		w, wanted := want[f.p]
-		if !wanted {
-			return nil, false
-		}
-		if !bytes.Equal(f.b, w) {
-			puts = append(puts, f.p)
-		}
-	}
-	if len(puts) == 0 {
-		return nil, true
-	}
-	// Every file wanted is there: no folder to make, none to remove.
-	sort.Strings(puts)
-	return &journal{puts: puts}, true
-}
-
 // folders returns every folder that holds a file of files, ancestors
 // included.
 func folders(files map[string][]byte) map[string]bool {
