@@ -63,6 +63,9 @@ func listFd(d *os.Root, fd int) ([]fs.DirEntry, error) {
 		if n <= 0 {
 			break
 		}
+		// Room for what this call gave, at once: a record is at least 24
+		// bytes, its name shorter.
+		names, spans = slices.Grow(names, n), slices.Grow(spans, n/24)
 		b := buf[:n]
 		for len(b) > 0 {
 			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.

@@ -826,7 +826,8 @@ func (w *walker) walk(dir string) (files, candidates []input, err error) {
 				return nil
 			}
 		}
-		join := childPath(dir)
+		join, keyOf := childPath(dir), childPath(real)
+		files = slices.Grow(files, len(entries))
 		for _, e := range entries {
 			name := e.Name()
 			if strings.HasPrefix(name, ".") {
@@ -870,7 +871,7 @@ func (w *walker) walk(dir string) (files, candidates []input, err error) {
 			if !mode.IsRegular() {
 				return &manifest.Error{File: p, Err: fmt.Errorf("%w: it is not a file to read", fsroot.ErrNotRegular)}
 			}
-			key := filepath.Join(real, name)
+			key := keyOf(name)
 			if fi != nil {
 				key = resolved(p)
 			}
