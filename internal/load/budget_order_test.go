@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/manifest"
 )
@@ -120,5 +122,35 @@ func TestLoadBudgetSameErrorAnyOrder(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// TestLoadBudgetStopsReading: once the bytes read pass the budget, no
+// further file is read (one worker, files read in input order: none
+// after the file that took the total over); within the budget, every
+// file is.
+func TestLoadBudgetStopsReading(t *testing.T) {
+	root := t.TempDir()
+	order, sizes := budgetTree(t, root)
+	defer func(m int64) { maxInputSize = m }(maxInputSize)
+	defer func(o func(int)) { onRead = o }(onRead)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	for _, b := range []int{1000, 1120} {
+		t.Run(fmt.Sprint(b), func(t *testing.T) {
+			maxInputSize = int64(b)
+			var read []string
+			onRead = func(i int) { read = append(read, order[i]) }
+			_, err := loadIn(root, []string{filepath.Join(root, "in"), "-"}, strings.NewReader("#"+strings.Repeat("x", sizes["-"]-2)+"\n"))
+			want := order[:len(order)-1] // stdin is not read from a file
+			if tip, _ := overAt(order, sizes, b); tip != "" {
+				if !errors.Is(err, ErrInputsTooLarge) {
+					t.Fatalf("got %v, want ErrInputsTooLarge", err)
+				}
+				want = order[:slices.Index(order, tip)+1]
+			}
+			if diff := cmp.Diff(want, read); diff != "" {
+				t.Errorf("files read: -want +got:\n%s", diff)
+			}
+		})
 	}
 }

@@ -283,6 +283,10 @@ func folderRuns(inputs []input) []run {
 // (as workers may finish them in any order).
 var readOrder func([]run)
 
+// onRead, for tests, is told each input read from a file (its index),
+// before the read.
+var onRead func(i int)
+
 // maxInputSize is MaxRenderInputSize; tests lower it.
 var maxInputSize int64 = MaxRenderInputSize
 
@@ -335,6 +339,9 @@ func readInput(ctx context.Context, r *fsroot.Root, dir *fsroot.Dir, inputs []in
 			over.Store(true)
 		}
 		return
+	}
+	if onRead != nil {
+		onRead(i)
 	}
 	var b []byte
 	var err error
