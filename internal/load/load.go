@@ -334,8 +334,8 @@ func readInput(ctx context.Context, r *fsroot.Root, dir *fsroot.Dir, inputs []in
 	if file == "-" {
 		// Counted already.
 		raw[i], sums[i] = stdinData, sha256.Sum256(stdinData)
-		if read.Load() > maxInputSize {
-			errs[i] = &manifest.Error{File: file, Err: inputsTooLarge(read.Load())}
+		if n := read.Load(); n > maxInputSize {
+			errs[i] = &manifest.Error{File: file, Err: inputsTooLarge(n)}
 			over.Store(true)
 		}
 		return
@@ -791,8 +791,8 @@ func (w *walker) walk(dir string) (files, candidates []input, err error) {
 		stack = append(stack, fi)
 		defer func() { stack = stack[:len(stack)-1] }()
 		// Listed through the folder opened in the root, its entries'
-		// types as the listing gives them (fsroot.ListDir): no lstat an
-		// entry, no size; the reads count the bytes.
+		// types as the listing gives them (fsroot.ListDir): no lstat per
+		// entry, no size (the reads count the bytes).
 		entries, err := fsroot.ListDir(d)
 		if err != nil {
 			return &manifest.Error{File: dir, Err: err}
