@@ -7,6 +7,9 @@
 // path that need not exist yet (an output folder), MkdirAll makes one
 // inside the root only. Dir is a folder of a Root opened once, to read
 // many files in it with one open each (the inputs of a large render);
-// it reads and refuses exactly what the Root does. ReadRegular and CheckRegular are the file rules
+// it reads and refuses exactly what the Root does. ListDir lists a folder
+// opened in an os.Root as fs.ReadDir does, on Linux with the entry types
+// getdents gives (an lstat, relative to the folder, only where it gives
+// none) rather than an lstat an entry. ReadRegular and CheckRegular are the file rules
 // the output tree (package outtree) reads by too.
 package fsroot

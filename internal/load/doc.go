@@ -8,8 +8,13 @@
 // source that covers a file holding a spec, of any kind of the registry,
 // is an error naming both (generators.ErrSourceCoversSpec): no spec is dropped
 // silently. Folders are walked once each, confined to the root
-// (fsroot.Root), within MaxFolderDepth and MaxRenderInputSize, skipping
-// .wavesmithignore entries, hidden entries and rendered trees.
+// (fsroot.Root), listed with fsroot.ListDir (entry types from the
+// listing, no lstat per file), within MaxFolderDepth, skipping
+// .wavesmithignore entries, hidden entries and rendered trees. The walk
+// lists no sizes: MaxRenderInputSize is counted as files are read, reads
+// stop once it is over, and only then are the inputs stat'd, to name the
+// file that takes the total over in input order (the error does not
+// depend on the order reads finish in).
 //
 // Inputs is ReadInputs (listing and reading, each file's SHA-256 kept,
 // at most maxHeld bytes held; a folder's files read through the folder

@@ -64,7 +64,9 @@ func DefaultRoot(paths []string, cwd string) string {
 // (fsroot.ErrOutsideRoot); only regular files are read, each of at most
 // fsroot.MaxFileSize bytes (fsroot.ErrNotRegular, fsroot.ErrTooLarge), all of
 // them together of at most MaxRenderInputSize bytes (ErrInputsTooLarge,
-// refused before any is read), and decoding stays within manifest's
+// counted as files are read, no file read once the total is over; the
+// error names the file that takes the total over in input order,
+// whatever order the reads ran in), and decoding stays within manifest's
 // budgets, one of them for all files. A file is kept only while it is
 // decoded; one that cannot hold a spec waits, read, until the specs say
 // what they read, and is decoded only when it is none of their sources
@@ -162,7 +164,7 @@ func ReadInputs(ctx context.Context, root string, reg generators.Registry, paths
 			continue
 		}
 		if !fi.IsDir() {
-			add(input{path: p, size: fi.Size(), key: resolved(p)})
+			add(input{path: p, key: resolved(p)})
 			continue
 		}
 		found, candidates, err := w.walk(p)
@@ -190,7 +192,7 @@ func ReadInputs(ctx context.Context, root string, reg generators.Registry, paths
 		return nil, err
 	}
 	var stdinData []byte
-	for i, in := range inputs {
+	for _, in := range inputs {
 		if in.path == "-" {
 			b, err := io.ReadAll(io.LimitReader(stdin, fsroot.MaxFileSize+1))
 			if err != nil {
@@ -200,46 +202,51 @@ func ReadInputs(ctx context.Context, root string, reg generators.Registry, paths
 				return nil, &manifest.Error{File: "-", Err: fmt.Errorf("%w: more than %d bytes", fsroot.ErrTooLarge, fsroot.MaxFileSize)}
 			}
 			stdinData = b
-			inputs[i].size = int64(len(b))
 			break
 		}
 	}
-	// The total, checked before anything is read: the error names the
-	// same file whatever the order reads finish in. A file over the cap
-	// of one file is not read at all: its own error says so (or, for a
-	// spec's source, the spec's).
-	var total int64
-	for i, in := range inputs {
-		if in.size > fsroot.MaxFileSize {
-			inputs[i].size = 0
-			continue
-		}
-		if total += in.size; total > MaxRenderInputSize {
-			return nil, &manifest.Error{File: in.path, Err: inputsTooLarge(total)}
-		}
-	}
+	// The total (MaxRenderInputSize) is counted as files are read, from
+	// the bytes each read gives (its own fstat sized them): the walk
+	// lists no sizes. Once it is over, no further file is read, so a
+	// render of huge inputs reads little more than the budget; the error
+	// is then computed as a check before any read would compute it (over
+	// the inputs' sizes, in input order), so that it names the same file
+	// and total whatever the order reads finished in. A file over the cap
+	// of one file is refused by its read, unread: its own error says so
+	// (or, for a spec's source, the spec's); it counts for nothing.
 	raw := make([][]byte, len(inputs))
 	sums := make([][sha256.Size]byte, len(inputs))
 	errs := make([]error, len(inputs))
-	var read atomic.Int64 // files may grow after they were listed
+	var read atomic.Int64 // bytes read, stdin's included
+	read.Store(int64(len(stdinData)))
+	var over atomic.Bool // read passed MaxRenderInputSize: read nothing more
 	var held atomic.Int64
 	// The files of a folder are read through the folder opened once
 	// (fsroot.Dir), in runs of at most readRun files: a walk lists a
 	// folder's files together, and the runs keep every worker busy.
 	runs := folderRuns(inputs)
+	if readOrder != nil {
+		readOrder(runs)
+	}
 	parallel.Do(len(runs), func(ri int) {
 		run := runs[ri]
+		if over.Load() {
+			return
+		}
 		var dir *fsroot.Dir
 		if run.dir != "" {
 			dir = r.OpenDir(run.dir)
 			defer dir.Close()
 		}
-		for i := run.start; i < run.end; i++ {
-			readInput(ctx, r, dir, inputs, i, raw, sums, errs, stdinData, total, &read, &held)
+		for i := run.start; i < run.end && !over.Load(); i++ {
+			readInput(ctx, r, dir, inputs, i, raw, sums, errs, stdinData, &read, &over, &held)
 		}
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if over.Load() {
+		return nil, budgetError(r, inputs, stdinData, errs)
 	}
 	return &Read{root: root, k: k, inputs: inputs, raw: raw, sums: sums, errs: errs}, nil
 }
@@ -272,17 +279,69 @@ func folderRuns(inputs []input) []run {
 	return runs
 }
 
-// readInput reads inputs[i] (through dir when not nil), checks the
-// budgets and keeps its sum and, within maxHeld, its bytes.
-func readInput(ctx context.Context, r *fsroot.Root, dir *fsroot.Dir, inputs []input, i int, raw [][]byte, sums [][sha256.Size]byte, errs []error, stdinData []byte, total int64, read, held *atomic.Int64) {
+// readOrder, for tests, reorders the runs of files before they are read
+// (as workers may finish them in any order).
+var readOrder func([]run)
+
+// onRead, for tests, is told each input read from a file (its index),
+// before the read.
+var onRead func(i int)
+
+// maxInputSize is MaxRenderInputSize; tests lower it.
+var maxInputSize int64 = MaxRenderInputSize
+
+// budgetError is the error of inputs that hold more than maxInputSize
+// bytes together, as a check before any read computes it: the sizes of
+// the inputs in input order (stdin's length, each file's size through
+// the root, following a symlink as its read does), a file over
+// fsroot.MaxFileSize counting for nothing (its read refuses it), and the
+// file that takes the total over named. Reads that ended over the budget
+// call it: only this error path stats the inputs. Should the files have
+// shrunk since they were read, the first file whose read went over is
+// named, with the total its read saw.
+func budgetError(r *fsroot.Root, inputs []input, stdinData []byte, errs []error) error {
+	var total int64
+	for _, in := range inputs {
+		size := int64(len(stdinData))
+		if in.path != "-" {
+			fi, err := r.Stat(in.path)
+			if err != nil || !fi.Mode().IsRegular() || fi.Size() > fsroot.MaxFileSize {
+				continue
+			}
+			size = fi.Size()
+		}
+		if total += size; total > maxInputSize {
+			return &manifest.Error{File: in.path, Err: inputsTooLarge(total)}
+		}
+	}
+	for _, err := range errs {
+		if errors.Is(err, ErrInputsTooLarge) {
+			return err
+		}
+	}
+	return &manifest.Error{File: inputs[len(inputs)-1].path, Err: inputsTooLarge(maxInputSize + 1)} // not reached: a read went over
+}
+
+// readInput reads inputs[i] (through dir when not nil), counts it in the
+// total (over: the total passed maxInputSize) and keeps its sum and,
+// within maxHeld, its bytes.
+func readInput(ctx context.Context, r *fsroot.Root, dir *fsroot.Dir, inputs []input, i int, raw [][]byte, sums [][sha256.Size]byte, errs []error, stdinData []byte, read *atomic.Int64, over *atomic.Bool, held *atomic.Int64) {
 	file := inputs[i].path
 	if err := ctx.Err(); err != nil {
 		errs[i] = &manifest.Error{File: file, Err: err}
 		return
 	}
 	if file == "-" {
+		// Counted already.
 		raw[i], sums[i] = stdinData, sha256.Sum256(stdinData)
+		if n := read.Load(); n > maxInputSize {
+			errs[i] = &manifest.Error{File: file, Err: inputsTooLarge(n)}
+			over.Store(true)
+		}
 		return
+	}
+	if onRead != nil {
+		onRead(i)
 	}
 	var b []byte
 	var err error
@@ -295,8 +354,9 @@ func readInput(ctx context.Context, r *fsroot.Root, dir *fsroot.Dir, inputs []in
 		errs[i] = &manifest.Error{File: file, Err: err}
 		return
 	}
-	if n := read.Add(int64(len(b)) - inputs[i].size); total+n > MaxRenderInputSize {
-		errs[i] = &manifest.Error{File: file, Err: inputsTooLarge(total + n)}
+	if n := read.Add(int64(len(b))); n > maxInputSize {
+		errs[i] = &manifest.Error{File: file, Err: inputsTooLarge(n)}
+		over.Store(true)
 		return
 	}
 	sums[i] = sha256.Sum256(b)
@@ -475,7 +535,6 @@ func inputsTooLarge(total int64) error {
 // input is a file Inputs reads.
 type input struct {
 	path string // as listed; "-" for stdin
-	size int64  // as listed
 	// key is the file's absolute path with symlinks resolved: a file
 	// reached twice is read once.
 	key string
@@ -731,10 +790,10 @@ func (w *walker) walk(dir string) (files, candidates []input, err error) {
 		}
 		stack = append(stack, fi)
 		defer func() { stack = stack[:len(stack)-1] }()
-		// Listed through the folder opened in the root: os lstats each
-		// entry relative to it as it lists it (never by path), so an
-		// entry's Info is that lstat, no second system call.
-		entries, err := fs.ReadDir(d.FS(), ".")
+		// Listed through the folder opened in the root, its entries'
+		// types as the listing gives them (fsroot.ListDir): no lstat per
+		// entry, no size (the reads count the bytes).
+		entries, err := fsroot.ListDir(d)
 		if err != nil {
 			return &manifest.Error{File: dir, Err: err}
 		}
@@ -768,17 +827,14 @@ func (w *walker) walk(dir string) (files, candidates []input, err error) {
 				// if a Component renders the chart): never dropped.
 				for _, e := range entries {
 					if mode := e.Type(); mode.IsRegular() && !skipFile(e.Name()) && !strings.HasPrefix(e.Name(), ".") {
-						fi, err := e.Info()
-						if err != nil {
-							return &manifest.Error{File: filepath.Join(dir, e.Name()), Err: err}
-						}
-						candidates = append(candidates, input{path: filepath.Join(dir, e.Name()), size: fi.Size(), key: filepath.Join(real, e.Name())})
+						candidates = append(candidates, input{path: filepath.Join(dir, e.Name()), key: filepath.Join(real, e.Name())})
 					}
 				}
 				return nil
 			}
 		}
-		join := childPath(dir)
+		join, keyOf := childPath(dir), childPath(real)
+		files = slices.Grow(files, len(entries))
 		for _, e := range entries {
 			name := e.Name()
 			if strings.HasPrefix(name, ".") {
@@ -822,13 +878,11 @@ func (w *walker) walk(dir string) (files, candidates []input, err error) {
 			if !mode.IsRegular() {
 				return &manifest.Error{File: p, Err: fmt.Errorf("%w: it is not a file to read", fsroot.ErrNotRegular)}
 			}
-			key := filepath.Join(real, name)
+			key := keyOf(name)
 			if fi != nil {
 				key = resolved(p)
-			} else if fi, err = e.Info(); err != nil {
-				return &manifest.Error{File: p, Err: err}
 			}
-			files = append(files, input{path: p, size: fi.Size(), key: key})
+			files = append(files, input{path: p, key: key})
 		}
 		return nil
 	}
