@@ -122,35 +122,28 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	// the specs' dependencies, those of specs with other errors included.
 	var specs []*Item // every served spec, with errors or not
 	srv := newServed(opts.Generators)
-	for _, o := range inputs {
-		if err := srv.check(o); err != nil {
-			errs = append(errs, err)
+	// Each input is checked on its own, on all cores; the results are
+	// taken in input order.
+	checked := make([]inputChecked, len(inputs))
+	parallel.Do(len(inputs), func(i int) {
+		checked[i] = checkOne(inputs[i], srv, &opts)
+	})
+	for _, c := range checked {
+		if c.served != nil {
+			errs = append(errs, c.served)
 			continue
 		}
-		own, inErr := checkInput(o, opts.Engines)
-		g, isSpec := opts.Generators.Lookup(o)
-		it := &Item{Object: o, Role: PassThrough, Spec: -1, own: own}
-		var specErr error
-		if isSpec {
-			it.Role = Spec
-			meta, _ := o.Map["metadata"].(map[string]any)
-			if ns := meta["namespace"]; ns == nil || ns == "" { // a wrong type stays, reported
-				o.SetNamespace(opts.Namespace)
-			}
-			// Checked with its namespace set, as Generate sees it: what
-			// Check decoded is handed to Generate (one decode a render).
-			if c, ok := g.(generators.Checker); ok {
-				it.checked, specErr = c.Check(o)
-			}
+		it := c.item
+		if it.Role == Spec {
 			specs = append(specs, it)
 		}
-		if inErr != nil || specErr != nil {
-			errs = append(errs, inErr, specErr)
+		if c.inErr != nil || c.specErr != nil {
+			errs = append(errs, c.inErr, c.specErr)
 			continue
 		}
-		if isSpec {
+		if it.Role == Spec {
 			it.Spec = len(res.Specs)
-			delete(o.Map, "status")
+			delete(it.Object.Map, "status")
 			res.Specs = append(res.Specs, it)
 		}
 		res.Items = append(res.Items, it)
@@ -284,6 +277,41 @@ func Check(objs []*manifest.Object, opts Options) error {
 		}
 	}
 	return sortedJoin(errs)
+}
+
+// inputChecked is what checkOne found of an input: an error when its
+// group is wavesmith's but its kind or version is not served (nothing
+// else checked), else its item (a spec or passed through) and the errors
+// of its own fields.
+type inputChecked struct {
+	served, inErr, specErr error
+	item                   *Item
+}
+
+// checkOne checks the input o: served, its metadata and annotations
+// (checkInput) and, for a spec, its own fields (generators.Checker), with
+// its namespace set as Generate sees it.
+func checkOne(o *manifest.Object, srv *served, opts *Options) inputChecked {
+	if err := srv.check(o); err != nil {
+		return inputChecked{served: err}
+	}
+	own, inErr := checkInput(o, opts.Engines)
+	g, isSpec := opts.Generators.Lookup(o)
+	it := &Item{Object: o, Role: PassThrough, Spec: -1, own: own}
+	c := inputChecked{inErr: inErr, item: it}
+	if isSpec {
+		it.Role = Spec
+		meta, _ := o.Map["metadata"].(map[string]any)
+		if ns := meta["namespace"]; ns == nil || ns == "" { // a wrong type stays, reported
+			o.SetNamespace(opts.Namespace)
+		}
+		// Checked with its namespace set, as Generate sees it: what
+		// Check decoded is handed to Generate (one decode a render).
+		if ch, ok := g.(generators.Checker); ok {
+			it.checked, c.specErr = ch.Check(o)
+		}
+	}
+	return c
 }
 
 // checkInput checks an object as read: metadata, the wavesmith.io
