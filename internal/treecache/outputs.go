@@ -48,7 +48,7 @@ func (c *Cache) GetOutputs(slot string) (map[Sum][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrMiss, c.outputsIndex(slot), err)
 	}
-	bufs, err := c.readChunks(r, chunks, func(s Sum) string { return c.outputsChunk(slot, s) })
+	bufs, err := c.readChunks(r, chunks, func(s Sum) string { return c.outputsChunk(slot, s) }, nil)
 	if err != nil {
 		return nil, err
 	}
