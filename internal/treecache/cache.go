@@ -136,7 +136,9 @@ type Cache struct {
 	encoded, sorted int
 }
 
-// entryRead is an entry's chunks as read, and its files.
+// entryRead is an entry's chunks as read, and its files. The paths of
+// the chunks are in strict order, chunk after chunk, as Put writes them
+// (readFiles checks it; order relies on it).
 type entryRead struct {
 	chunks []chunkRead
 	files  map[string][]byte
@@ -285,7 +287,8 @@ func (c *Cache) ReadFiles(slot string, e *Entry, resolve Resolve) error {
 // verifies it: what a render whose key changed knows of the tree it
 // rewrites (its Tree and Files: outtree.Known), and whose chunks the
 // next Put of slot keeps where their files did not change, instead of
-// encoding and hashing them again.
+// hashing and writing them again, and whose order of paths it takes
+// instead of sorting them.
 func (c *Cache) Last(slot string, resolve Resolve) (*Entry, error) {
 	return c.get(slot, nil, resolve)
 }
@@ -457,20 +460,19 @@ func (c *Cache) Put(slot string, e *Entry) error {
 	if c.exe.name != "" {
 		_ = c.writeFile(c.exe.name, []byte(c.exe.hex))
 	}
-	// The Index of the tree is encoded meanwhile (it is the
-	// largest part of the work but for the chunks, and needs nothing
-	// of them).
+	// The Index of the tree is encoded meanwhile, on another core: it
+	// needs nothing of the chunks, and costs as much as they do. Put
+	// returns once it is done, whatever happens.
 	var tree []byte
-	treeErr := make(chan error, 1)
-	if e.Tree != nil {
-		go func() {
-			var err error
-			tree, err = e.Tree.MarshalBinary()
-			treeErr <- err
-		}()
-	} else {
-		treeErr <- nil
-	}
+	var treeErr error
+	encoded := make(chan struct{})
+	go func() {
+		defer close(encoded)
+		if e.Tree != nil {
+			tree, treeErr = e.Tree.MarshalBinary()
+		}
+	}()
+	defer func() { <-encoded }()
 	prev := c.read[slot]
 	files := c.order(e, prev)
 	w := c.chunks(func(s Sum) string { return c.chunk(slot, s) })
@@ -499,7 +501,6 @@ func (c *Cache) Put(slot string, e *Entry) error {
 		f := &files[i]
 		p, b := f.path, f.bytes
 		if len(b)+len(p)+20 > fsroot.MaxFileSize {
-			<-treeErr
 			return fmt.Errorf("%s: %d bytes, too large to cache", p, len(b))
 		}
 		// A chunk ends with its top folder (a namespace of specs, _flux)
@@ -510,7 +511,6 @@ func (c *Cache) Put(slot string, e *Entry) error {
 		}
 		if size+len(b)+len(p)+20 > chunkSize || dir != top {
 			if err := end(first); err != nil {
-				<-treeErr
 				return err
 			}
 			size = 0
@@ -532,11 +532,10 @@ func (c *Cache) Put(slot string, e *Entry) error {
 		size += len(p) + len(b) + 64 // the lengths, a kind, a reference: far less
 	}
 	if err := end(first); err != nil {
-		<-treeErr
 		return err
 	}
-	if err := <-treeErr; err != nil {
-		return err
+	if <-encoded; treeErr != nil {
+		return treeErr
 	}
 	// The entry's tree record goes first: until the index is renamed in,
 	// it names another index and is not read.
@@ -739,7 +738,7 @@ func (c *Cache) chunks(name func(Sum) string) *chunkWriter {
 }
 
 // kept keeps the chunk whose content has the digest s, known without
-// encoding it, when the cache folder has it: false when it must be
+// hashing it, when the cache folder has it: false when it must be
 // written.
 func (w *chunkWriter) kept(s Sum) bool {
 	name := w.name(s)
