@@ -580,9 +580,8 @@ type file struct {
 // order already: a lookup a path (on every core) where sorting tens of
 // thousands costs several times more. The paths the chunks held that e
 // lacks are left out; those e holds that they lacked, sorted, are merged
-// in. The chunks are hostile input: unless the paths they give are in
-// strict order and then, with those merged, exactly the paths of e, the
-// paths are sorted as they would be without a read.
+// in. Unless that gives exactly the paths of e, each once, they are
+// sorted as they would be without a read: the same bytes either way.
 func (c *Cache) order(e *Entry, prev entryRead) []file {
 	if files, ok := orderRead(e, prev); ok {
 		return files
@@ -642,8 +641,9 @@ func orderRead(e *Entry, prev entryRead) ([]file, bool) {
 		// n paths of e, each once: all of them.
 		return files, true
 	}
-	// The files the chunks did not hold (prev.files is but a hint: a
-	// path it holds wrongly is found missing or twice below).
+	// The files the chunks did not hold. prev.files is but a hint (the
+	// map Last returned, which its caller may have changed): a path it
+	// holds wrongly is found missing or twice below.
 	added := make([]string, 0, len(e.Files)-n)
 	for p := range e.Files {
 		if _, ok := prev.files[p]; !ok {
