@@ -125,32 +125,40 @@ type Cache struct {
 	indexes map[string]Sum
 	// read is what Get or Last read of each slot's entry, and outs what
 	// GetOutputs read of its records: the chunks the next Put or
-	// PutOutputs keeps, unencoded and unhashed, where they hold the same
-	// files or records.
+	// PutOutputs keeps, unhashed, where they hold the same files or
+	// records.
 	read map[string]entryRead
 	outs map[string][]outputsRead
-	// encoded counts the chunks encoded and hashed (tests).
-	encoded int
+	// encoded counts the chunks hashed (and written unless the folder
+	// has them) by Put and PutOutputs; sorted counts the Puts that sorted
+	// the entry's paths, not having them in order from the chunks read
+	// (tests).
+	encoded, sorted int
 }
 
-// entryRead is an entry's chunks as read, each with the paths of its
-// files in order, and the files.
+// entryRead is an entry's chunks as read, and its files. The paths of
+// the chunks are in strict order, chunk after chunk, as Put writes them
+// (readFiles checks it; order relies on it).
 type entryRead struct {
 	chunks []chunkRead
 	files  map[string][]byte
-	refs   map[string]Ref
 }
 
+// chunkRead is a chunk as read: its digest, its bytes (without their
+// check) and the paths of its files in order.
 type chunkRead struct {
 	sum   Sum
+	raw   []byte
 	paths []string
 }
 
 // readChunks reads the chunks sums (tens of megabytes for a big tree) on
 // every core, each checked against its name by the check it ends with
 // (chunkCheck): a spoiled one is removed, so that the next Put writes it
-// again instead of keeping it by its name, and the read is a miss.
-func (c *Cache) readChunks(r *fsroot.Root, sums []Sum, name func(Sum) string) ([][]byte, error) {
+// again instead of keeping it by its name, and the read is a miss. each,
+// unless nil, is called with each chunk's index and bytes on the core
+// that read it; its error is a miss too.
+func (c *Cache) readChunks(r *fsroot.Root, sums []Sum, name func(Sum) string, each func(int, []byte) error) ([][]byte, error) {
 	bufs := make([][]byte, len(sums))
 	errs := make([]error, len(sums))
 	k := min(runtime.GOMAXPROCS(0), len(sums))
@@ -163,6 +171,10 @@ func (c *Cache) readChunks(r *fsroot.Root, sums []Sum, name func(Sum) string) ([
 				if b, ok = checkedChunk(sums[i], b); !ok {
 					_ = os.Remove(filepath.Join(c.dir, n))
 					err = fmt.Errorf("%s: its content does not match its name", n)
+				} else if each != nil {
+					if err = each(i, b); err != nil {
+						err = fmt.Errorf("%s: %w", n, err)
+					}
 				}
 			}
 			bufs[i], errs[i] = b, err
@@ -275,7 +287,8 @@ func (c *Cache) ReadFiles(slot string, e *Entry, resolve Resolve) error {
 // verifies it: what a render whose key changed knows of the tree it
 // rewrites (its Tree and Files: outtree.Known), and whose chunks the
 // next Put of slot keeps where their files did not change, instead of
-// encoding and hashing them again.
+// hashing and writing them again, and whose order of paths it takes
+// instead of sorting them.
 func (c *Cache) Last(slot string, resolve Resolve) (*Entry, error) {
 	return c.get(slot, nil, resolve)
 }
@@ -320,29 +333,49 @@ func (c *Cache) head(r *fsroot.Root, slot string, key *Sum) (*Entry, error) {
 	return e, nil
 }
 
-// readFiles reads the chunks of e, an entry of slot from head.
+// readFiles reads the chunks of e, an entry of slot from head. Each
+// chunk's form is checked and its files counted as it is read, so that
+// the maps are made at their size (no growing and rehashing tens of
+// thousands of paths); the paths of a chunk are cut from one string. The
+// files held as references are resolved last, once all else is done:
+// resolve may wait (for the render whose pieces it gives).
 func (c *Cache) readFiles(r *fsroot.Root, slot string, e *Entry, resolve Resolve) error {
-	bufs, err := c.readChunks(r, e.chunks, func(s Sum) string { return c.chunk(slot, s) })
+	counts := make([]chunkCount, len(e.chunks))
+	bufs, err := c.readChunks(r, e.chunks, func(s Sum) string { return c.chunk(slot, s) }, func(i int, b []byte) error {
+		var err error
+		counts[i], err = countChunk(b)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	files, refs := map[string][]byte{}, map[string]Ref{}
+	nfiles, nrefs := 0, 0
+	for i, n := range counts {
+		if i > 0 && bytes.Compare(n.first, counts[i-1].last) <= 0 {
+			return fmt.Errorf("%w: %s: %q after %q: the paths are not in order", ErrMiss, c.chunk(slot, e.chunks[i]), n.first, counts[i-1].last)
+		}
+		nfiles += n.files
+		nrefs += n.refs
+	}
+	files := make(map[string][]byte, nfiles)
+	var refs map[string]Ref
+	if nrefs > 0 {
+		refs = make(map[string]Ref, nrefs)
+	}
 	read := make([]chunkRead, len(bufs))
 	for i, b := range bufs {
-		paths, err := decodeChunk(b, files, refs, resolve)
-		if err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrMiss, c.chunk(slot, e.chunks[i]), err)
-		}
-		read[i] = chunkRead{sum: e.chunks[i], paths: paths}
+		read[i] = chunkRead{sum: e.chunks[i], raw: b, paths: decodeChunk(b, counts[i], files, refs)}
 	}
-	if len(refs) == 0 {
-		refs = nil
+	for _, ch := range read {
+		if err := resolveChunk(ch.raw, ch.paths, files, resolve); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrMiss, c.chunk(slot, ch.sum), err)
+		}
 	}
 	e.Files, e.Refs = files, refs
 	if c.read == nil {
 		c.read = map[string]entryRead{}
 	}
-	c.read[slot] = entryRead{chunks: read, files: files, refs: refs}
+	c.read[slot] = entryRead{chunks: read, files: files}
 	return nil
 }
 
@@ -384,12 +417,17 @@ func encodeTree(ix *outtree.Index, idx Sum) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return treeRecord(body, idx), nil
+}
+
+// treeRecord is the record of an Index encoded as body.
+func treeRecord(body []byte, idx Sum) []byte {
 	b := make([]byte, 0, len(treeMagic)+2*sha256.Size+len(body))
 	b = append(b, treeMagic...)
 	b = append(b, idx[:]...)
 	b = append(b, body...)
 	s := sha256.Sum256(b)
-	return append(b, s[:]...), nil
+	return append(b, s[:]...)
 }
 
 // decodeTree is the Index a record b holds when it is whole and of the
@@ -422,94 +460,89 @@ func (c *Cache) Put(slot string, e *Entry) error {
 	if c.exe.name != "" {
 		_ = c.writeFile(c.exe.name, []byte(c.exe.hex))
 	}
-	paths := make([]string, 0, len(e.Files))
-	for p := range e.Files {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
+	// The Index of the tree is encoded meanwhile, on another core: it
+	// needs nothing of the chunks, and costs as much as they do. Put
+	// returns once it is done, whatever happens.
+	var tree []byte
+	var treeErr error
+	encoded := make(chan struct{})
+	go func() {
+		defer close(encoded)
+		if e.Tree != nil {
+			tree, treeErr = e.Tree.MarshalBinary()
+		}
+	}()
+	defer func() { <-encoded }()
+	prev := c.read[slot]
+	files := c.order(e, prev)
 	w := c.chunks(func(s Sum) string { return c.chunk(slot, s) })
 	// The chunks the entry last read of slot had, by their first path.
-	prev := c.read[slot]
 	byFirst := make(map[string]int, len(prev.chunks))
 	for i, ch := range prev.chunks {
 		byFirst[ch.paths[0]] = i
 	}
-	// same reports whether the files of group are those of a chunk read,
-	// in order and byte for byte, and returns its sum.
-	same := func(group []string) (Sum, bool) {
-		i, ok := byFirst[group[0]]
-		if !ok || !slices.Equal(prev.chunks[i].paths, group) {
-			return Sum{}, false
-		}
-		for _, p := range group {
-			// A reference names its bytes: the same reference, the
-			// same bytes.
-			r, ref := e.Refs[p]
-			was, wasRef := prev.refs[p]
-			if ref != wasRef || ref && r != was || !ref && !bytes.Equal(e.Files[p], prev.files[p]) {
-				return Sum{}, false
-			}
-		}
-		return prev.chunks[i].sum, true
-	}
-	end := func(group []string) error {
-		if len(group) == 0 {
+	// end ends the chunk encoded in w.buf, whose first file is first: a
+	// chunk read with the same bytes (the same files in the same order,
+	// a reference for a reference) is kept by the digest it was read
+	// with, when the folder still has it, instead of being hashed again.
+	end := func(first string) error {
+		if w.buf.Len() == 0 {
 			return nil
 		}
-		if s, ok := same(group); ok && w.kept(s) {
+		if i, ok := byFirst[first]; ok && bytes.Equal(prev.chunks[i].raw, w.buf.Bytes()) && w.kept(prev.chunks[i].sum) {
+			w.buf.Reset()
 			return nil
-		}
-		for _, p := range group {
-			putBytes(&w.buf, []byte(p))
-			if ref, ok := e.Refs[p]; ok {
-				putInt(&w.buf, refFile)
-				putBytes(&w.buf, ref.Key[:])
-				putInt(&w.buf, ref.Index)
-				putInt(&w.buf, ref.Size)
-				continue
-			}
-			putInt(&w.buf, literalFile)
-			putBytes(&w.buf, e.Files[p])
 		}
 		return w.flush()
 	}
-	top := ""
-	var group []string
+	top, first := "", ""
 	size := 0
-	for _, p := range paths {
-		b := e.Files[p]
+	for i := range files {
+		f := &files[i]
+		p, b := f.path, f.bytes
 		if len(b)+len(p)+20 > fsroot.MaxFileSize {
 			return fmt.Errorf("%s: %d bytes, too large to cache", p, len(b))
 		}
 		// A chunk ends with its top folder (a namespace of specs, _flux)
 		// or at chunkSize, so that a change elsewhere leaves it as it was.
-		first, _, _ := strings.Cut(p, "/")
-		if _, ok := e.Refs[p]; ok {
+		dir, _, _ := strings.Cut(p, "/")
+		if f.isRef {
 			b = nil // 40 bytes at most, counted below
 		}
-		if size+len(b)+len(p)+20 > chunkSize || first != top {
-			if err := end(group); err != nil {
+		if size+len(b)+len(p)+20 > chunkSize || dir != top {
+			if err := end(first); err != nil {
 				return err
 			}
-			group, size = group[:0], 0
+			size = 0
 		}
-		top = first
-		group = append(group, p)
+		if w.buf.Len() == 0 {
+			first = p
+		}
+		top = dir
+		putString(&w.buf, p)
+		if f.isRef {
+			putInt(&w.buf, refFile)
+			putBytes(&w.buf, f.ref.Key[:])
+			putInt(&w.buf, f.ref.Index)
+			putInt(&w.buf, f.ref.Size)
+		} else {
+			putInt(&w.buf, literalFile)
+			putBytes(&w.buf, b)
+		}
 		size += len(p) + len(b) + 64 // the lengths, a kind, a reference: far less
 	}
-	if err := end(group); err != nil {
+	if err := end(first); err != nil {
 		return err
+	}
+	if <-encoded; treeErr != nil {
+		return treeErr
 	}
 	// The entry's tree record goes first: until the index is renamed in,
 	// it names another index and is not read.
 	index := encodeIndex(e, w.sums)
 	idx := sha256.Sum256(index)
 	if e.Tree != nil {
-		b, err := encodeTree(e.Tree, idx)
-		if err != nil {
-			return err
-		}
-		if err := c.writeFile(c.tree(slot), b); err != nil {
+		if err := c.writeFile(c.tree(slot), treeRecord(tree, idx)); err != nil {
 			return err
 		}
 	} else if err := os.Remove(filepath.Join(c.dir, c.tree(slot))); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -531,6 +564,109 @@ func (c *Cache) Put(slot string, e *Entry) error {
 	}
 	c.evict(slot, entries)
 	return nil
+}
+
+// file is a file of an entry as a Put writes it.
+type file struct {
+	path  string
+	bytes []byte
+	ref   Ref
+	isRef bool // ref names its bytes
+	in    bool // (orderRead) the entry has it
+}
+
+// order returns the files of e in the order of their paths, as a Put
+// writes them. Those of the chunks prev read of the slot come in that
+// order already: a lookup a path (on every core) where sorting tens of
+// thousands costs several times more. The paths the chunks held that e
+// lacks are left out; those e holds that they lacked, sorted, are merged
+// in. Unless that gives exactly the paths of e, each once, they are
+// sorted as they would be without a read: the same bytes either way.
+func (c *Cache) order(e *Entry, prev entryRead) []file {
+	if files, ok := orderRead(e, prev); ok {
+		return files
+	}
+	c.sorted++
+	paths := make([]string, 0, len(e.Files))
+	for p := range e.Files {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	files := make([]file, len(paths))
+	for i, p := range paths {
+		files[i] = fileOf(e, p)
+	}
+	return files
+}
+
+func fileOf(e *Entry, p string) file {
+	ref, isRef := e.Refs[p]
+	return file{path: p, bytes: e.Files[p], ref: ref, isRef: isRef}
+}
+
+// orderRead is order from the chunks read, false when they do not give
+// it. Their paths are in strict order (readFiles checks it).
+func orderRead(e *Entry, prev entryRead) ([]file, bool) {
+	if len(prev.chunks) == 0 {
+		return nil, false
+	}
+	// Each chunk's files at the place of its paths among all; those e
+	// lacks (in false) are left out at the end.
+	at := make([]int, len(prev.chunks)+1)
+	for i, ch := range prev.chunks {
+		at[i+1] = at[i] + len(ch.paths)
+	}
+	files := make([]file, at[len(prev.chunks)])
+	found := make([]int, len(prev.chunks))
+	k := min(runtime.GOMAXPROCS(0), len(prev.chunks))
+	parallel.Do(k, func(w int) {
+		for i := w; i < len(prev.chunks); i += k {
+			for j, p := range prev.chunks[i].paths {
+				if b, ok := e.Files[p]; ok {
+					ref, isRef := e.Refs[p]
+					files[at[i]+j] = file{path: p, bytes: b, ref: ref, isRef: isRef, in: true}
+					found[i]++
+				}
+			}
+		}
+	})
+	n := 0
+	for _, f := range found {
+		n += f
+	}
+	if n < len(files) {
+		files = slices.DeleteFunc(files, func(f file) bool { return !f.in })
+	}
+	if n == len(e.Files) {
+		// n paths of e, each once: all of them.
+		return files, true
+	}
+	// The files the chunks did not hold. prev.files is but a hint (the
+	// map Last returned, which its caller may have changed): a path it
+	// holds wrongly is found missing or twice below.
+	added := make([]string, 0, len(e.Files)-n)
+	for p := range e.Files {
+		if _, ok := prev.files[p]; !ok {
+			added = append(added, p)
+		}
+	}
+	if n+len(added) != len(e.Files) {
+		return nil, false
+	}
+	slices.Sort(added)
+	merged := make([]file, 0, len(e.Files))
+	i := 0
+	for _, p := range added {
+		for i < n && files[i].path < p {
+			merged = append(merged, files[i])
+			i++
+		}
+		if i < n && files[i].path == p {
+			return nil, false // held by the chunks after all
+		}
+		merged = append(merged, fileOf(e, p))
+	}
+	return append(merged, files[i:]...), true
 }
 
 // MaxSlots is how many output folders keep an entry: a Put removes the
@@ -602,7 +738,7 @@ func (c *Cache) chunks(name func(Sum) string) *chunkWriter {
 }
 
 // kept keeps the chunk whose content has the digest s, known without
-// encoding it, when the cache folder has it: false when it must be
+// hashing it, when the cache folder has it: false when it must be
 // written.
 func (w *chunkWriter) kept(s Sum) bool {
 	name := w.name(s)
@@ -658,6 +794,12 @@ func putBytes(b *bytes.Buffer, s []byte) {
 	b.Write(s)
 }
 
+func putString(b *bytes.Buffer, s string) {
+	var n [binary.MaxVarintLen64]byte
+	b.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+	b.WriteString(s)
+}
+
 func putInt(b *bytes.Buffer, v int) {
 	var n [binary.MaxVarintLen64]byte
 	b.Write(n[:binary.PutUvarint(n[:], uint64(v))])
@@ -673,6 +815,11 @@ type reader struct {
 func (r *reader) int() int {
 	if r.err != nil {
 		return 0
+	}
+	if len(r.b) > 0 && r.b[0] < 0x80 {
+		v := r.b[0] // one byte: most lengths and kinds
+		r.b = r.b[1:]
+		return int(v)
 	}
 	v, n := binary.Uvarint(r.b)
 	if n <= 0 || v > uint64(len(r.b))+1<<20 {
@@ -780,39 +927,97 @@ const (
 	refFile     = 1
 )
 
-// decodeChunk adds the files of the chunk b to files (those held as
-// references to refs too, their bytes from resolve) and returns their
-// paths in order.
-func decodeChunk(b []byte, files map[string][]byte, refs map[string]Ref, resolve Resolve) ([]string, error) {
+// chunkCount is what countChunk finds in a chunk: its files, those held
+// as references, the bytes of their paths, its first and last path.
+type chunkCount struct {
+	files, refs, pathBytes int
+	first, last            []byte
+}
+
+// countChunk walks the chunk b as decodeChunk does, and fails where it
+// would, but for references resolve cannot resolve; and where the paths
+// are not in strict order, as a Put writes them (a path twice is not an
+// entry's).
+func countChunk(b []byte) (chunkCount, error) {
+	var n chunkCount
 	r := &reader{b: b}
-	var paths []string
 	for len(r.b) > 0 && r.err == nil {
-		p := string(r.bytes())
+		p := r.bytes()
 		switch kind := r.int(); {
 		case r.err != nil:
+		case n.files > 0 && bytes.Compare(p, n.last) <= 0:
+			r.err = fmt.Errorf("%q after %q: the paths are not in order", p, n.last)
 		case kind == literalFile:
-			files[p] = r.bytes()
+			r.bytes()
 		case kind == refFile:
-			ref := Ref{Key: r.sum(), Index: r.int(), Size: r.int()}
-			if r.err != nil {
-				break
-			}
-			var f []byte
-			ok := resolve != nil
-			if ok {
-				f, ok = resolve(ref)
-			}
-			if !ok || len(f) != ref.Size {
-				return nil, fmt.Errorf("%s: its bytes are not in the output records", p)
-			}
-			files[p], refs[p] = f, ref
+			r.sum()
+			r.int()
+			r.int()
+			n.refs++
 		default:
 			r.err = errors.New("corrupt file kind")
 		}
-		paths = append(paths, p)
+		if n.files == 0 {
+			n.first = p
+		}
+		n.last = p
+		n.files++
+		n.pathBytes += len(p)
 	}
-	if r.err == nil && len(paths) == 0 {
+	if r.err == nil && n.files == 0 {
 		r.err = errors.New("empty chunk")
 	}
-	return paths, r.err
+	return n, r.err
+}
+
+// decodeChunk adds the files of the chunk b, whose form countChunk
+// checked and whose count it gave (n), to files, those held as
+// references to refs (their bytes are added by resolveChunk); it returns
+// their paths in order, cut from one string. Literal files' bytes are
+// b's.
+func decodeChunk(b []byte, n chunkCount, files map[string][]byte, refs map[string]Ref) []string {
+	r := &reader{b: b}
+	paths := make([]string, 0, n.files)
+	var all strings.Builder
+	all.Grow(n.pathBytes)
+	for len(r.b) > 0 {
+		// The paths are written one after the other in all, which never
+		// changes the bytes of a string it returned.
+		start := all.Len()
+		all.Write(r.bytes())
+		p := all.String()[start:]
+		if r.int() == literalFile {
+			files[p] = r.bytes()
+		} else {
+			refs[p] = Ref{Key: r.sum(), Index: r.int(), Size: r.int()}
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+// resolveChunk adds the bytes of the files the chunk b holds as
+// references to files, from resolve; paths are the chunk's
+// (decodeChunk). A reference resolve cannot resolve, or to bytes of
+// another size, is an error.
+func resolveChunk(b []byte, paths []string, files map[string][]byte, resolve Resolve) error {
+	r := &reader{b: b}
+	for _, p := range paths {
+		r.bytes()
+		if r.int() == literalFile {
+			r.bytes()
+			continue
+		}
+		ref := Ref{Key: r.sum(), Index: r.int(), Size: r.int()}
+		var f []byte
+		ok := resolve != nil
+		if ok {
+			f, ok = resolve(ref)
+		}
+		if !ok || len(f) != ref.Size {
+			return fmt.Errorf("%s: its bytes are not in the output records", p)
+		}
+		files[p] = f
+	}
+	return nil
 }

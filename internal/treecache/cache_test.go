@@ -1,13 +1,17 @@
 package treecache
 
 import (
+	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -560,5 +564,213 @@ func TestRefs(t *testing.T) {
 		if _, err := c.Get("slot", e.Key, resolve); !errors.Is(err, ErrMiss) {
 			t.Errorf("%s: %v, want ErrMiss", name, err)
 		}
+	}
+}
+
+// cacheFiles is the name and bytes of each file in the cache folder dir.
+func cacheFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, de := range des {
+		b, err := os.ReadFile(filepath.Join(dir, de.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[de.Name()] = string(b)
+	}
+	return files
+}
+
+// TestPutOrderFromRead: a Put after Last takes the order of its paths
+// from the chunks read (no sort) when they give it: the same paths, some
+// gone, some added (merged in); the cache folder it leaves is byte for
+// byte the one a Put without a read leaves, on one core or several. When
+// what was read does not give the order (its files map altered), the
+// paths are sorted, to the same bytes.
+func TestPutOrderFromRead(t *testing.T) {
+	old := spread("old", 20, 30)
+	for _, tc := range []struct {
+		name   string
+		edit   func(e *Entry)
+		spoil  func(r entryRead)
+		sorted int
+	}{
+		{name: "one file changed", edit: func(e *Entry) { e.Files["ns03/k7/deployment.yaml"] = []byte("changed\n") }},
+		{name: "files gone", edit: func(e *Entry) {
+			delete(e.Files, "ns03/k7/deployment.yaml")
+			delete(e.Files, "ns19/k29/deployment.yaml")
+			delete(e.Files, "ns00/k0/deployment.yaml")
+		}},
+		{name: "files added", edit: func(e *Entry) {
+			for _, p := range []string{"ns11/k99/service.yaml", "ns11/k1/a.yaml", "a/first.yaml", "zz/last.yaml", "ns05/k10/deployment.yaml.bak"} {
+				e.Files[p] = []byte(p)
+			}
+		}},
+		{name: "files added and gone", edit: func(e *Entry) {
+			delete(e.Files, "ns11/k0/deployment.yaml")
+			e.Files["ns11/k0/deployment.yml"] = []byte("renamed\n")
+			e.Files["ns12/k3/service.yaml"] = []byte("added\n")
+		}},
+		{name: "all gone", edit: func(e *Entry) { clear(e.Files) }},
+		// What was read, altered: its map names a path its chunks
+		// lack, or lacks one they hold.
+		{name: "control: the files read name a file added", edit: func(e *Entry) {
+			e.Files["ns11/k99/service.yaml"] = []byte("added\n")
+		}, spoil: func(r entryRead) { r.files["ns11/k99/service.yaml"] = nil }, sorted: 1},
+		{name: "control: the files read lack one held", edit: func(e *Entry) {
+			e.Files["ns11/k99/service.yaml"] = []byte("added\n")
+		}, spoil: func(r entryRead) { delete(r.files, "ns04/k4/deployment.yaml") }, sorted: 1},
+		{name: "control: the files read lack one held and name one added", edit: func(e *Entry) {
+			e.Files["ns11/k99/service.yaml"] = []byte("added\n")
+		}, spoil: func(r entryRead) {
+			delete(r.files, "ns04/k4/deployment.yaml")
+			r.files["ns11/k99/service.yaml"] = nil
+		}, sorted: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, procs := range []int{1, 4} {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				next := spread("next", 20, 30)
+				tc.edit(next)
+				want := t.TempDir()
+				c, _ := Open(want)
+				if err := c.Put("slot", next); err != nil {
+					t.Fatal(err)
+				}
+				if c.sorted != 1 {
+					t.Fatalf("a Put without a read: %d sorts, want 1", c.sorted)
+				}
+				dir := t.TempDir()
+				c, _ = Open(dir)
+				if err := c.Put("slot", old); err != nil {
+					t.Fatal(err)
+				}
+				c, _ = Open(dir)
+				if _, err := c.Last("slot", nil); err != nil {
+					t.Fatal(err)
+				}
+				if tc.spoil != nil {
+					tc.spoil(c.read["slot"])
+				}
+				c.sorted = 0
+				if err := c.Put("slot", next); err != nil {
+					t.Fatal(err)
+				}
+				if c.sorted != tc.sorted {
+					t.Errorf("%d procs: %d sorts, want %d", procs, c.sorted, tc.sorted)
+				}
+				if diff := cmp.Diff(cacheFiles(t, want), cacheFiles(t, dir)); diff != "" {
+					t.Errorf("%d procs: the cache folder differs from a Put's without a read (-want +got):\n%s", procs, diff)
+				}
+			}
+		})
+	}
+}
+
+// TestPutKeepsNoChangedRef: a chunk read is kept only when its files
+// are the same: a file held as another reference (another record, piece
+// or size) with the same bytes, or as bytes instead of a reference, is
+// written again, and comes back as put.
+func TestPutKeepsNoChangedRef(t *testing.T) {
+	big := []byte(strings.Repeat("x", 4000))
+	newEntry := func() *Entry {
+		e := spread("k", 4, 50)
+		e.Refs = map[string]Ref{}
+		for p := range e.Files {
+			e.Files[p], e.Refs[p] = big, Ref{Key: sha256.Sum256([]byte(p)), Index: 1, Size: len(big)}
+		}
+		return e
+	}
+	resolve := func(r Ref) ([]byte, bool) { return big, r.Size == len(big) }
+	const p = "ns02/k7/deployment.yaml"
+	for name, edit := range map[string]func(e *Entry){
+		"another record": func(e *Entry) { e.Refs[p] = Ref{Key: sha256.Sum256([]byte("other")), Index: 1, Size: len(big)} },
+		"another piece":  func(e *Entry) { e.Refs[p] = Ref{Key: e.Refs[p].Key, Index: 2, Size: len(big)} },
+		"bytes":          func(e *Entry) { delete(e.Refs, p) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			c, _ := Open(dir)
+			if err := c.Put("slot", newEntry()); err != nil {
+				t.Fatal(err)
+			}
+			c, _ = Open(dir)
+			if _, err := c.Last("slot", resolve); err != nil {
+				t.Fatal(err)
+			}
+			next := newEntry()
+			edit(next)
+			c.encoded = 0
+			if err := c.Put("slot", next); err != nil {
+				t.Fatal(err)
+			}
+			if c.encoded != 1 {
+				t.Errorf("%d chunks written, want 1", c.encoded)
+			}
+			got, err := c.Get("slot", next.Key, resolve)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(next.Refs, got.Refs) || !reflect.DeepEqual(next.Files, got.Files) {
+				t.Error("the entry does not come back as put")
+			}
+		})
+	}
+}
+
+// TestGetChunksOutOfOrder: a Put writes the paths of an entry in strict
+// order, chunk after chunk; chunks well named and checked whose paths are
+// not (a path twice, two swapped, two chunks swapped) are a miss, never
+// read as an entry (a Put after it would take their order).
+func TestGetChunksOutOfOrder(t *testing.T) {
+	file := func(p string) []byte {
+		var b bytes.Buffer
+		putString(&b, p)
+		putInt(&b, literalFile)
+		putBytes(&b, []byte("bytes of "+p))
+		return b.Bytes()
+	}
+	chunk := func(paths ...string) []byte {
+		var b []byte
+		for _, p := range paths {
+			b = append(b, file(p)...)
+		}
+		return b
+	}
+	for _, tc := range []struct {
+		name   string
+		chunks [][]byte
+		miss   bool
+	}{
+		{name: "control: in order", chunks: [][]byte{chunk("a/1", "a/2"), chunk("b/1", "b/2")}},
+		{name: "two paths swapped", chunks: [][]byte{chunk("a/2", "a/1"), chunk("b/1", "b/2")}, miss: true},
+		{name: "a path twice", chunks: [][]byte{chunk("a/1", "a/1"), chunk("b/1", "b/2")}, miss: true},
+		{name: "two chunks swapped", chunks: [][]byte{chunk("b/1", "b/2"), chunk("a/1", "a/2")}, miss: true},
+		{name: "a path in two chunks", chunks: [][]byte{chunk("a/1", "a/2"), chunk("a/2", "b/2")}, miss: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := Open(t.TempDir())
+			os.MkdirAll(c.dir, 0o700)
+			var sums []Sum
+			for _, b := range tc.chunks {
+				s := chunkSum(b)
+				if err := c.writeFile(c.chunk("slot", s), binary.LittleEndian.AppendUint32(slices.Clone(b), chunkCheck(s, b))); err != nil {
+					t.Fatal(err)
+				}
+				sums = append(sums, s)
+			}
+			e := entry("k", 0)
+			if err := c.writeFile(c.index("slot"), encodeIndex(e, sums)); err != nil {
+				t.Fatal(err)
+			}
+			_, err := c.Last("slot", nil)
+			if tc.miss != errors.Is(err, ErrMiss) {
+				t.Errorf("Last: %v, want a miss: %v", err, tc.miss)
+			}
+		})
 	}
 }

@@ -48,33 +48,50 @@ func (c *Cache) GetOutputs(slot string) (map[Sum][]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrMiss, c.outputsIndex(slot), err)
 	}
-	bufs, err := c.readChunks(r, chunks, func(s Sum) string { return c.outputsChunk(slot, s) })
+	// Each chunk is decoded on the core that read it; the map is then
+	// made at its size.
+	read := make([]outputsRead, len(chunks))
+	vals := make([][][]byte, len(chunks))
+	_, err = c.readChunks(r, chunks, func(s Sum) string { return c.outputsChunk(slot, s) }, func(i int, b []byte) error {
+		var err error
+		read[i].keys, vals[i], err = decodeOutputsChunk(b)
+		read[i].sum = chunks[i]
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	recs := map[Sum][]byte{}
-	read := make([]outputsRead, len(bufs))
-	for i, b := range bufs {
-		rd := &reader{b: b}
-		var keys []Sum
-		for len(rd.b) > 0 && rd.err == nil {
-			k := rd.sum()
-			recs[k] = rd.bytes()
-			keys = append(keys, k)
+	n := 0
+	for _, ch := range read {
+		n += len(ch.keys)
+	}
+	recs := make(map[Sum][]byte, n)
+	for i, ch := range read {
+		for j, k := range ch.keys {
+			recs[k] = vals[i][j]
 		}
-		if rd.err == nil && len(keys) == 0 {
-			rd.err = errors.New("empty chunk")
-		}
-		if rd.err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrMiss, c.outputsChunk(slot, chunks[i]), rd.err)
-		}
-		read[i] = outputsRead{sum: chunks[i], keys: keys}
 	}
 	if c.outs == nil {
 		c.outs = map[string][]outputsRead{}
 	}
 	c.outs[slot] = read
 	return recs, nil
+}
+
+// decodeOutputsChunk returns the keys of the records of the chunk b, in
+// order, and the records.
+func decodeOutputsChunk(b []byte) ([]Sum, [][]byte, error) {
+	rd := &reader{b: b}
+	var keys []Sum
+	var recs [][]byte
+	for len(rd.b) > 0 && rd.err == nil {
+		keys = append(keys, rd.sum())
+		recs = append(recs, rd.bytes())
+	}
+	if rd.err == nil && len(keys) == 0 {
+		rd.err = errors.New("empty chunk")
+	}
+	return keys, recs, rd.err
 }
 
 // outputsRead is a chunk of records as read: its digest and the keys of
