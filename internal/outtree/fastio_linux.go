@@ -227,7 +227,11 @@ type walkStats struct {
 
 // index is the Index of what the walk saw; known is what it was told.
 func (ws *walkStats) index(known Known) *Index {
-	return &Index{Taken: ws.taken, Files: ws.files, Dirs: ws.dirs, read: ws.read, listed: ws.listed, from: known.Index}
+	ix := &Index{Taken: ws.taken, Files: ws.files, Dirs: ws.dirs, read: ws.read, listed: ws.listed, from: known.Index}
+	if known.Index != nil {
+		ix.order = known.Index.order // mostly the same files: see ordered
+	}
+	return ix
 }
 
 // fileStat is the identity of st.

@@ -51,8 +51,10 @@ type Index struct {
 	// answer; tests).
 	read, wrote, listed int
 	from                *Index
-	// order is the paths of Files in order, as decoded (nil when the
-	// Index was not): kids groups them without a lookup per file.
+	// order is the paths of Files in order, as decoded, or as the Index
+	// a walk trusted had them (nil when neither): kids groups them
+	// without a lookup per file, and an encoding whose Files have exactly
+	// these paths takes them without sorting (ordered).
 	order []string
 }
 
@@ -218,23 +220,47 @@ func (ix *Index) MarshalBinary() ([]byte, error) {
 	b := make([]byte, 0, len(indexMagic)+16+(len(ix.Files)+len(ix.Dirs))*48)
 	b = append(b, indexMagic...)
 	b = binary.AppendVarint(b, ix.Taken)
-	b = appendStats(b, ix.Files)
-	return appendStats(b, ix.Dirs), nil
+	b = appendStats(b, ix.Files, ix.ordered())
+	return appendStats(b, ix.Dirs, nil), nil
 }
 
-// appendStats appends the identities of m to b.
-func appendStats(b []byte, m map[string]FileStat) []byte {
-	// Sorted as pairs: no lookup per path once sorted (tens of thousands
-	// of random map accesses).
-	type pair struct {
-		p  string
-		st FileStat
+// statPair is a path and its identity, as encoded.
+type statPair struct {
+	p  string
+	st FileStat
+}
+
+// ordered returns the files of ix in path order from order, when order
+// holds exactly the paths of Files (in strict order, each in Files: a
+// lookup a path, several times cheaper than sorting tens of thousands);
+// nil when it does not.
+func (ix *Index) ordered() []statPair {
+	if len(ix.order) != len(ix.Files) || len(ix.order) == 0 {
+		return nil
 	}
-	pairs := make([]pair, 0, len(m))
-	for p, st := range m {
-		pairs = append(pairs, pair{p, st})
+	pairs := make([]statPair, len(ix.order))
+	for i, p := range ix.order {
+		st, ok := ix.Files[p]
+		if !ok || i > 0 && p <= ix.order[i-1] {
+			return nil
+		}
+		pairs[i] = statPair{p, st}
 	}
-	slices.SortFunc(pairs, func(x, y pair) int { return strings.Compare(x.p, y.p) })
+	return pairs
+}
+
+// appendStats appends the identities of m to b; pairs, when not nil, are
+// those of m in path order.
+func appendStats(b []byte, m map[string]FileStat, pairs []statPair) []byte {
+	if pairs == nil {
+		// Sorted as pairs: no lookup per path once sorted (tens of
+		// thousands of random map accesses).
+		pairs = make([]statPair, 0, len(m))
+		for p, st := range m {
+			pairs = append(pairs, statPair{p, st})
+		}
+		slices.SortFunc(pairs, func(x, y statPair) int { return strings.Compare(x.p, y.p) })
+	}
 	b = binary.AppendUvarint(b, uint64(len(pairs)))
 	prev := ""
 	for _, pr := range pairs {

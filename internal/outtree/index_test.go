@@ -1,6 +1,8 @@
 package outtree
 
 import (
+	"bytes"
+	"maps"
 	"slices"
 	"testing"
 
@@ -83,5 +85,54 @@ func TestKidsDecoded(t *testing.T) {
 	}
 	if got := want["a"][0]; len(got) != 4 {
 		t.Errorf("a holds %q, want its 4 files (the control)", got)
+	}
+}
+
+// TestMarshalOrdered: an Index encodes the same bytes whether it takes
+// its files' order from the record it came from or sorts them, and takes
+// it only when that order holds exactly its files.
+func TestMarshalOrdered(t *testing.T) {
+	base := &Index{Taken: 7, Files: map[string]FileStat{}, Dirs: map[string]FileStat{"a": {Mode: 0o40755}}}
+	for _, p := range []string{"kustomization.yaml", "a/x.yaml", "a/b.yaml", "a/b/y.yaml", "c.yaml"} {
+		base.Files[p] = FileStat{Size: int64(len(p)), Ino: uint64(len(p))}
+	}
+	b, err := base.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decoded Index
+	if err := decoded.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name    string
+		edit    func(m map[string]FileStat)
+		ordered bool
+	}{
+		{"the same files", func(map[string]FileStat) {}, true},
+		{"an identity changed", func(m map[string]FileStat) { m["a/x.yaml"] = FileStat{Size: 99} }, true},
+		{"a file added", func(m map[string]FileStat) { m["b.yaml"] = FileStat{} }, false},
+		{"a file removed", func(m map[string]FileStat) { delete(m, "c.yaml") }, false},
+		{"a file for another", func(m map[string]FileStat) { delete(m, "c.yaml"); m["0.yaml"] = FileStat{} }, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			files := maps.Clone(decoded.Files)
+			c.edit(files)
+			withOrder := &Index{Taken: 7, Files: files, Dirs: decoded.Dirs, order: decoded.order}
+			if got := withOrder.ordered() != nil; got != c.ordered {
+				t.Errorf("order taken: %v, want %v", got, c.ordered)
+			}
+			got, err := withOrder.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := (&Index{Taken: 7, Files: files, Dirs: decoded.Dirs}).MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Error("the encoding with the order taken differs from the one sorted")
+			}
+		})
 	}
 }
