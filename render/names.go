@@ -6,12 +6,14 @@ import (
 	"net/netip"
 	"sort"
 	"strings"
+	"sync"
 
 	apivalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/wavesmith/wavesmith/internal/parallel"
 	"github.com/wavesmith/wavesmith/manifest"
 )
 
@@ -28,20 +30,28 @@ var ErrAPIRules = errors.New("refused by the API server's rules")
 // decorated (checkMetadata, or when the record it was taken from was
 // made), and decoration changes none of them: they are not checked again.
 func validateNames(items []*Item) error {
+	// On all cores: the errors are sorted in the end (sortedJoin), so
+	// the order they are found in does not matter.
+	var mu sync.Mutex
 	var errs []error
-	for _, it := range items {
+	parallel.Do(len(items), func(i int) {
+		it := items[i]
+		var vs []violation
 		if it.Role != Child {
-			for _, v := range nameViolations(it.Key) {
-				errs = append(errs, it.fieldError(v.field, apiError(v.msgs)))
-			}
+			vs = nameViolations(it.Key)
 		}
-		if it.Object.Map == nil {
-			continue // a discarded child: checkMetadata saw its map
+		if it.Object.Map != nil { // nil: a discarded child, whose map checkMetadata saw
+			vs = append(vs, metadataViolations(it.Object)...)
 		}
-		for _, v := range metadataViolations(it.Object) {
+		if len(vs) == 0 {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for _, v := range vs {
 			errs = append(errs, it.fieldError(v.field, apiError(v.msgs)))
 		}
-	}
+	})
 	return sortedJoin(errs)
 }
 
