@@ -302,10 +302,31 @@ func encode(m map[string]any) []byte {
 // checkClashes refuses files that the tree already has, or that would be
 // a folder where the tree has a file, or a file where it has a folder.
 func checkClashes(plan *gitops.Plan, files map[string][]byte) error {
+	// When every file is a clean path under Dir, as Applications writes
+	// them, each path the check looks up starts with Dir, and a path of the
+	// tree that starts with Dir comes from an object whose path holds Dir
+	// (cleaning a path only drops segments): the other objects, all of
+	// them in a rendered tree, need not be listed.
+	under := true
+	for p := range files {
+		if !strings.HasPrefix(p, Dir+"/") || path.Clean(p) != p {
+			under = false
+			break
+		}
+	}
+	return clashes(plan, files, under)
+}
+
+// clashes is checkClashes; with under, only the objects whose path holds
+// Dir are listed.
+func clashes(plan *gitops.Plan, files map[string][]byte, under bool) error {
 	treeFiles := map[string]bool{"kustomization.yaml": true}
 	treeDirs := map[string]bool{}
 	for _, o := range plan.Objects {
 		p := o.Path
+		if under && !strings.Contains(p, Dir) {
+			continue
+		}
 		treeFiles[p] = true
 		treeFiles[path.Dir(p)+"/kustomization.yaml"] = true
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {

@@ -2,6 +2,7 @@ package argocd
 
 import (
 	"errors"
+	"fmt"
 	"path"
 	"strings"
 	"testing"
@@ -46,5 +47,48 @@ func TestClash(t *testing.T) {
 	}
 	if err := checkClashes(plan, map[string][]byte{"argocd/wavesmith.yaml": nil}); err != nil {
 		t.Errorf("no clash: %v", err)
+	}
+}
+
+// TestClashUnderDir: the check that lists only the objects whose path
+// holds Dir (every Application file is under Dir) finds what the check
+// over every object finds, also for unclean paths that reach Dir.
+func TestClashUnderDir(t *testing.T) {
+	files := map[string][]byte{Dir + "/wavesmith.yaml": nil, AppsDir + "/wavesmith-ns-kaoto-a.yaml": nil, AppsDir + "/x.yaml": nil, AppsDir + "/kustomization.yaml": nil}
+	cases := map[string]struct {
+		reason string
+		paths  []string
+		clash  bool
+	}{
+		"Rendered":      {"a rendered tree has no path under Dir", []string{"ns/kaoto-a/kaoto-a.yaml", "_objects/ns--configmap-a.yaml", "argocd/kaoto-x/kaoto-x.yaml"}, false},
+		"SameFile":      {"an object at an Application's path", []string{"ns/kaoto-a/kaoto-a.yaml", Dir + "/wavesmith.yaml"}, true},
+		"FileAsFolder":  {"an object where the Applications need a folder", []string{AppsDir}, true},
+		"FolderAsFile":  {"an object below an Application's path", []string{AppsDir + "/x.yaml/y.yaml"}, true},
+		"Kustomization": {"an object whose folder's kustomization.yaml (cleaned) is a file", []string{"b/../" + AppsDir + "/k.yaml"}, true},
+		"Unclean":       {"an unclean path whose folder (cleaned) is a file", []string{"a/../" + Dir + "/wavesmith.yaml/y.yaml"}, true},
+		"UncleanFile":   {"an object's own path is compared as written", []string{"a/../" + Dir + "/wavesmith.yaml"}, false},
+		"Elsewhere":     {"Dir inside another folder meets nothing", []string{"ns/" + Dir + "/wavesmith.yaml", Dir + "x/wavesmith.yaml"}, false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			plan := &gitops.Plan{}
+			for _, p := range tc.paths {
+				plan.Objects = append(plan.Objects, gitops.Object{Path: p})
+			}
+			got, want := checkClashes(plan, files), clashes(plan, files, false)
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s: got %v, want %v", tc.reason, got, want)
+			}
+			if (got != nil) != tc.clash || (got != nil && !errors.Is(got, ErrTree)) {
+				t.Errorf("%s: clash %v, want %v", tc.reason, got, tc.clash)
+			}
+		})
+	}
+	// A file whose path is not clean can reach any folder: every object
+	// is listed then.
+	plan := &gitops.Plan{Objects: []gitops.Object{{Path: "ns/kaoto-a"}}}
+	unclean := map[string][]byte{Dir + "/../ns/kaoto-a/x.yaml": nil}
+	if err := checkClashes(plan, unclean); !errors.Is(err, ErrTree) {
+		t.Errorf("a file below an object's path through ..: want ErrTree, got %v", err)
 	}
 }
