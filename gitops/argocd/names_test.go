@@ -1,13 +1,19 @@
 package argocd
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/wavesmith/wavesmith/gitops"
+	"github.com/wavesmith/wavesmith/manifest"
 )
 
 func TestUniqueNames(t *testing.T) {
@@ -91,4 +97,51 @@ func TestClashUnderDir(t *testing.T) {
 	if err := checkClashes(plan, unclean); !errors.Is(err, ErrTree) {
 		t.Errorf("a file below an object's path through ..: want ErrTree, got %v", err)
 	}
+}
+
+// TestChildApplications: the child Applications, written from one shape
+// whose fields are set per child, are those built one by one, whatever
+// the order of shapes (pass-through objects, specs without a namespace)
+// and with a destination namespace or without.
+func TestChildApplications(t *testing.T) {
+	plan := &gitops.Plan{}
+	for i, ns := range []string{"0a", "b", "", "c", "b"} {
+		key := manifest.Key{Group: "designer.kaoto.io", Kind: "Kaoto", Namespace: ns, Name: fmt.Sprintf("k%d", i)}
+		folder := ns + "/kaoto-" + key.Name
+		if ns == "" {
+			folder = "x-" + h(key.Name) + "/kaoto-" + key.Name
+		}
+		plan.Specs = append(plan.Specs, gitops.Spec{Key: key, Folder: folder, First: i - 2, Wave: i, Last: i, DependsOn: []int{max(i-1, 0)}})
+		plan.Objects = append(plan.Objects, gitops.Object{Key: key, Spec: i, IsSpec: true, Wave: i, Path: folder + "/kaoto-" + key.Name + ".yaml"})
+	}
+	plan.Objects = append(plan.Objects, gitops.Object{Key: manifest.Key{Kind: "ConfigMap", Namespace: "b", Name: "c"}, Spec: -1, Wave: -3, Path: "_objects/b--configmap-c.yaml"})
+	for _, dest := range []string{"", "elsewhere"} {
+		opts, err := Options{RepoURL: "https://git.example.com/r.git", Path: "deploy", DestinationNamespace: dest}.normalize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][]byte{}
+		childApplications(plan, opts, got)
+		want := map[string][]byte{}
+		for _, c := range children(plan, opts) {
+			ns := opts.DestinationNamespace
+			if ns == "" {
+				ns = c.namespace
+			}
+			app := application(opts, c.name, map[string]any{SyncWave: strconv.Itoa(c.wave)}, source(opts, path.Join(opts.Path, c.folder)), destination(opts.DestinationServer, ns), c.createNamespace)
+			app["metadata"].(map[string]any)["finalizers"] = []any{ResourcesFinalizer}
+			want[AppsDir+"/"+c.name+".yaml"] = encode(app)
+		}
+		if len(want) != len(plan.Specs)+1 {
+			t.Fatalf("want %d children, got %d", len(plan.Specs)+1, len(want))
+		}
+		if diff := cmp.Diff(want, got, cmp.Transformer("string", func(b []byte) string { return string(b) })); diff != "" {
+			t.Errorf("destination namespace %q: -one by one +from one shape:\n%s", dest, diff)
+		}
+	}
+}
+
+func h(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:6])
 }
