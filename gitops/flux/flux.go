@@ -299,10 +299,11 @@ func previousWaves(previous fs.FS, objects []gitops.Object) (map[manifest.Key][]
 		return old, nil
 	}
 	sort.Strings(kfiles)
-	// at gives the key of the object at each path of the new tree.
-	at := make(map[string]manifest.Key, len(objects))
-	for _, o := range objects {
-		at[o.Path] = o.Key
+	// at gives the object at each path of the new tree (its index: a
+	// map of small values).
+	at := make(map[string]int, len(objects))
+	for i, o := range objects {
+		at[o.Path] = i
 	}
 	old = make(map[manifest.Key][]int, len(objects))
 	var held []int // the first wave of each key, one allocation for most
@@ -331,7 +332,8 @@ func previousWaves(previous fs.FS, objects []gitops.Object) (map[manifest.Key][]
 		}
 		for _, r := range resources {
 			p := joinUp(dir, r)
-			if key, ok := at[p]; ok {
+			if i, ok := at[p]; ok {
+				key := objects[i].Key
 				if ws := old[key]; ws != nil {
 					old[key] = append(ws, n)
 				} else {
