@@ -420,16 +420,16 @@ func joinUp(dir, r string) string {
 // plainPath reports whether p is a relative path of non-empty segments
 // none of which is . or ..: path.Clean(p) == p, and no segment climbs.
 func plainPath(p string) bool {
-	for {
-		seg, rest, more := strings.Cut(p, "/")
-		if seg == "" || seg == "." || seg == ".." {
-			return false
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i == len(p) || p[i] == '/' {
+			if seg := p[start:i]; seg == "" || seg == "." || seg == ".." {
+				return false
+			}
+			start = i + 1
 		}
-		if !more {
-			return true
-		}
-		p = rest
 	}
+	return true
 }
 
 func stubName(k manifest.Key, used map[string]bool) string {
