@@ -9,7 +9,10 @@
 //     dependencies. The engine decides it once; delivery packages read it
 //     and never recompute a wave;
 //   - Engine is what one GitOps engine package provides: its Dialect and its
-//     delivery files.
+//     delivery files;
+//   - KustomizationFile writes a tree's kustomization.yaml (the engine's
+//     folders and Flux's waves); KustomizationHead and AppendResources
+//     write one into a buffer the caller sized (ResourcesSize).
 //
 // The engine imports this package and the registry; engine packages import
 // this package, never the engine.

@@ -3,9 +3,10 @@ package render
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wavesmith/wavesmith/gitops"
 	"github.com/wavesmith/wavesmith/internal/outtree"
@@ -27,20 +28,41 @@ const PassThroughDir = "_objects"
 // kustomization.yaml; objects of no spec go to _objects/; a root
 // kustomization.yaml lists the folders. `kustomize build` of the root
 // gives the same objects as the stream.
+//
+// The paths are substrings of a few large strings and the folders'
+// kustomization.yaml files share one buffer (each capped at its own
+// length): a 10,000-spec tree is made in a handful of allocations.
 func (r *Result) Tree() map[string][]byte {
-	dirs, names := r.layout()
-	files := make(map[string][]byte, len(r.Items)+len(r.Specs)+2)
-	folders := make(map[string][]string, len(r.Specs)+1) // folder -> file names in output order
+	l := r.layout()
+	files := make(map[string][]byte, len(r.Items)+len(l.dirs)+1)
 	for i, it := range r.Items {
-		files[dirs[i]+"/"+names[i]] = it.YAML
-		folders[dirs[i]] = append(folders[dirs[i]], names[i])
+		files[l.paths[i]] = it.YAML
 	}
-	dirList := make([]string, 0, len(folders))
-	for d, names := range folders {
-		dirList = append(dirList, d)
-		files[d+"/kustomization.yaml"] = KustomizationFile(names)
+	dirList := make([]string, 0, len(l.dirs))
+	keySize, fileSize := 0, 0
+	for f, d := range l.dirs {
+		if names := l.folder(f); len(names) > 0 {
+			dirList = append(dirList, d)
+			keySize += len(d) + len("/kustomization.yaml")
+			fileSize += len(gitops.KustomizationHead) + gitops.ResourcesSize("", names)
+		}
 	}
-	sort.Strings(dirList)
+	var keys strings.Builder
+	keys.Grow(keySize)
+	buf := make([]byte, 0, fileSize)
+	for f, d := range l.dirs {
+		names := l.folder(f)
+		if len(names) == 0 {
+			continue
+		}
+		k := keys.Len()
+		keys.WriteString(d)
+		keys.WriteString("/kustomization.yaml")
+		b := len(buf)
+		buf = gitops.AppendResources(append(buf, gitops.KustomizationHead...), "", names)
+		files[keys.String()[k:]] = buf[b:len(buf):len(buf)]
+	}
+	slices.Sort(dirList)
 	files["kustomization.yaml"] = KustomizationFile(dirList)
 	return files
 }
@@ -51,87 +73,208 @@ func (r *Result) Tree() map[string][]byte {
 // (safeSegment), whatever the object's name and namespace, and paths are
 // unique even on case-insensitive file systems: no name can reach outside
 // the tree or overwrite another object's file.
-func (r *Result) Paths() []string {
-	dirs, names := r.layout()
-	paths := make([]string, len(r.Items))
-	for i := range paths {
-		paths[i] = dirs[i] + "/" + names[i]
-	}
-	return paths
+func (r *Result) Paths() []string { return r.layout().paths }
+
+// treeLayout is where the items of a result go in the tree.
+type treeLayout struct {
+	// dirs are the folders: the specs', by spec index, then
+	// PassThroughDir.
+	dirs []string
+	// paths are the items' files, by item index: folder, "/", file name.
+	paths []string
+	// names are the file names of each folder in item order: folder f's
+	// are names[start[f]:start[f+1]] (substrings of paths).
+	names []string
+	start []int
 }
+
+// folder returns the file names of folder f, in item order.
+func (l *treeLayout) folder(f int) []string { return l.names[l.start[f]:l.start[f+1]] }
+
+// smallFolder is the number of files up to which a folder's names are
+// compared one by one for uniqueness; a larger folder gets a map.
+const smallFolder = 32
 
 // layout returns the folder and file name of each item (Paths). Every
 // folder and file name is a safe segment, lower case: names compare
 // without case as they are.
-func (r *Result) layout() (dirs, names []string) {
-	specDirs := make([]string, len(r.Specs))
-	usedDirs := make(map[treeName]bool, len(r.Specs)+1)
-	usedDirs[treeName{name: PassThroughDir}] = true
-	for i, s := range r.Specs {
-		specDirs[i] = unique(specDir(s.Key), "", usedDirs)
-	}
-	dirs, names = make([]string, len(r.Items)), make([]string, len(r.Items))
-	used := make(map[treeName]bool, len(r.Items))
-	lower := map[string]string{} // kinds in lower case
-	for i, it := range r.Items {
-		dir := PassThroughDir
+//
+// Every spec has a folder of its own (specDirs), so a file name is
+// unique when no earlier item of the same spec (or, for objects of no
+// spec, of the pass-through folder) took it: the few names of a spec
+// are compared one by one, no map of every path is needed.
+func (r *Result) layout() *treeLayout {
+	pass := len(r.Specs) // the folder index of PassThroughDir
+	l := &treeLayout{dirs: r.specDirs(), paths: make([]string, len(r.Items)),
+		names: make([]string, len(r.Items)), start: make([]int, pass+2)}
+	size := 0
+	for _, it := range r.Items {
+		f := pass
 		if it.Spec >= 0 {
-			dir = specDirs[it.Spec]
+			f = it.Spec
 		}
-		dirs[i], names[i] = dir, fileName(it.Key, dir, used, lower)
+		l.start[f+1]++
+		size += len(l.dirs[f]) + len(it.Key.Kind) + len(it.Key.Name) + len("/-.yaml")
 	}
-	return dirs, names
-}
-
-// treeName is a file name in a folder of the tree, as compared for
-// uniqueness.
-type treeName struct{ dir, name string }
-
-// specDir is the tree folder of a spec: <namespace>/<kind>-<name>.
-func specDir(k manifest.Key) string {
-	return safeSegment(k.Namespace) + "/" + safeSegment(strings.ToLower(k.Kind)+"-"+k.Name)
-}
-
-// fileName is <kind>-<name>.yaml, prefixed by the namespace in the
-// pass-through folder, with the group added when two objects would share
-// a name.
-func fileName(k manifest.Key, dir string, used map[treeName]bool, lower map[string]string) string {
-	kind, ok := lower[k.Kind]
-	if !ok {
-		kind = strings.ToLower(k.Kind)
-		lower[k.Kind] = kind
+	for f := 1; f < len(l.start); f++ {
+		l.start[f] += l.start[f-1]
 	}
-	var base, name string
-	if dir != PassThroughDir || k.Namespace == "" {
-		// Most names are safe as they are: one string for both.
-		name = kind + "-" + k.Name + ".yaml"
-		if base = name[:len(name)-len(".yaml")]; !isSafeSegment(base) {
-			base = safeSegment(base)
-			name = base + ".yaml"
+	n := folderNames{l: l, next: slices.Clone(l.start[:pass+1])}
+	var b strings.Builder
+	b.Grow(size)
+	var p []byte // the candidate path: folder, '/', file name
+	for i, it := range r.Items {
+		f := pass
+		if it.Spec >= 0 {
+			f = it.Spec
 		}
-	} else {
-		base = safeSegment(k.Namespace + "--" + kind + "-" + k.Name)
-		name = base + ".yaml"
+		dir := l.dirs[f]
+		p = append(append(p[:0], dir...), '/')
+		p = n.fileName(p, f, it.Key, f == pass)
+		k := b.Len()
+		b.Write(p)
+		path := b.String()[k:]
+		l.paths[i] = path
+		n.add(f, path[len(dir)+1:])
 	}
-	if used[treeName{dir, name}] && k.Group != "" {
-		name = safeSegment(base+"."+k.Group) + ".yaml"
-	}
-	return unique(name, dir, used)
+	return l
 }
 
-// unique returns name, or name with -2, -3, ... before its extension,
-// the first not used in dir, and marks it used. Names are safe segments
-// (safeSegment): lower case, so equal without case only when equal.
-func unique(name, dir string, used map[treeName]bool) string {
-	stem, ext := name, ""
-	if strings.HasSuffix(name, ".yaml") {
-		stem, ext = strings.TrimSuffix(name, ".yaml"), ".yaml"
+// folderNames are the file names taken in each folder so far.
+type folderNames struct {
+	l *treeLayout
+	// next is, per folder, where its next name goes in l.names.
+	next []int
+	// big holds the names of folders of more than smallFolder files.
+	big map[int]map[string]bool
+}
+
+func (n *folderNames) taken(f int, name []byte) bool {
+	if n.l.start[f+1]-n.l.start[f] > smallFolder {
+		return n.big[f][string(name)]
 	}
-	for i := 2; used[treeName{dir, name}]; i++ {
-		name = fmt.Sprintf("%s-%d%s", stem, i, ext)
+	for _, s := range n.l.names[n.l.start[f]:n.next[f]] {
+		if s == string(name) {
+			return true
+		}
 	}
-	used[treeName{dir, name}] = true
-	return name
+	return false
+}
+
+func (n *folderNames) add(f int, name string) {
+	n.l.names[n.next[f]] = name
+	n.next[f]++
+	if n.l.start[f+1]-n.l.start[f] > smallFolder {
+		if n.big == nil {
+			n.big = map[int]map[string]bool{}
+		}
+		m := n.big[f]
+		if m == nil {
+			m = make(map[string]bool, n.l.start[f+1]-n.l.start[f])
+			n.big[f] = m
+		}
+		m[name] = true
+	}
+}
+
+// fileName appends to p (the folder f and '/') the file name of k:
+// <kind>-<name>.yaml, prefixed by the namespace in the pass-through
+// folder, with the group added when two objects would share a name, then
+// -2, -3, ... before .yaml until no earlier file of the folder has it.
+func (n *folderNames) fileName(p []byte, f int, k manifest.Key, pass bool) []byte {
+	dirLen := len(p)
+	if pass && k.Namespace != "" {
+		p = append(append(p, k.Namespace...), "--"...)
+	}
+	p = append(appendLower(p, k.Kind), '-')
+	p = append(p, k.Name...)
+	if !isSafeSegment(p[dirLen:]) {
+		s := safeSegment(string(p[dirLen:]))
+		p = append(p[:dirLen], s...)
+	}
+	baseLen := len(p)
+	p = append(p, ".yaml"...)
+	if k.Group != "" && n.taken(f, p[dirLen:]) {
+		s := safeSegment(string(p[dirLen:baseLen]) + "." + k.Group)
+		p = append(append(p[:dirLen], s...), ".yaml"...)
+	}
+	if n.taken(f, p[dirLen:]) {
+		stem := string(p[dirLen : len(p)-len(".yaml")])
+		for i := 2; n.taken(f, p[dirLen:]); i++ {
+			p = append(append(p[:dirLen], stem...), '-')
+			p = append(strconv.AppendInt(p, int64(i), 10), ".yaml"...)
+		}
+	}
+	return p
+}
+
+// appendLower appends s in lower case (strings.ToLower).
+func appendLower(p []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return append(p, strings.ToLower(s)...)
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		p = append(p, c)
+	}
+	return p
+}
+
+// specDirs returns the folder of each spec, <namespace>/<kind>-<name>,
+// made unique (-2, -3, ... at its end, before a .yaml ending) in the
+// order of the specs, then PassThroughDir.
+func (r *Result) specDirs() []string {
+	dirs := make([]string, len(r.Specs)+1)
+	size := 0
+	for _, s := range r.Specs {
+		size += len(s.Key.Namespace) + len(s.Key.Kind) + len(s.Key.Name) + len("/-")
+	}
+	var b strings.Builder
+	b.Grow(size)
+	var p []byte
+	for i, s := range r.Specs {
+		p = append(appendSegment(p[:0], s.Key.Namespace), '/')
+		ns := len(p)
+		p = append(appendLower(p, s.Key.Kind), '-')
+		p = append(p, s.Key.Name...)
+		if !isSafeSegment(p[ns:]) {
+			seg := safeSegment(string(p[ns:]))
+			p = append(p[:ns], seg...)
+		}
+		k := b.Len()
+		b.Write(p)
+		dirs[i] = b.String()[k:]
+	}
+	dirs[len(r.Specs)] = PassThroughDir
+	used := make(map[string]bool, len(dirs))
+	used[PassThroughDir] = true
+	for i, d := range dirs[:len(r.Specs)] {
+		if used[d] {
+			stem, ext := d, ""
+			if strings.HasSuffix(d, ".yaml") {
+				stem, ext = strings.TrimSuffix(d, ".yaml"), ".yaml"
+			}
+			for j := 2; used[d]; j++ {
+				d = stem + "-" + strconv.Itoa(j) + ext
+			}
+			dirs[i] = d
+		}
+		used[d] = true
+	}
+	return dirs
+}
+
+// appendSegment appends safeSegment(s).
+func appendSegment(p []byte, s string) []byte {
+	if isSafeSegment(s) {
+		return append(p, s...)
+	}
+	return append(p, safeSegment(s)...)
 }
 
 // maxSegment leaves room in a file name (255 bytes) for a group, a
@@ -168,8 +311,8 @@ func safeSegment(s string) string {
 	return stem + "-" + hex.EncodeToString(sum[:6])
 }
 
-func isSafeSegment(s string) bool {
-	if s == "" || len(s) > maxSegment {
+func isSafeSegment[S string | []byte](s S) bool {
+	if len(s) == 0 || len(s) > maxSegment {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

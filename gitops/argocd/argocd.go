@@ -157,21 +157,54 @@ func Applications(p *gitops.Plan, opts Options) (map[string][]byte, error) {
 		files[rootFile] = encode(application(opts, opts.Name, nil, source(opts, opts.Path), destination(opts.DestinationServer, ns), ns != ""))
 	} else {
 		files[rootFile] = encode(application(opts, opts.Name, nil, source(opts, path.Join(opts.Path, AppsDir)), destination(InClusterServer, opts.Namespace), false))
-		for _, c := range children(p, opts) {
-			ns := opts.DestinationNamespace
-			if ns == "" {
-				ns = c.namespace
-			}
-			app := application(opts, c.name, map[string]any{SyncWave: strconv.Itoa(c.wave)}, source(opts, path.Join(opts.Path, c.folder)), destination(opts.DestinationServer, ns), c.createNamespace)
-			meta := app["metadata"].(map[string]any)
-			meta["finalizers"] = []any{ResourcesFinalizer}
-			files[AppsDir+"/"+c.name+".yaml"] = encode(app)
-		}
+		childApplications(p, opts, files)
 	}
 	if err := checkClashes(p, files); err != nil {
 		return nil, err
 	}
 	return files, nil
+}
+
+// childApplications adds the child Applications of an app of apps to
+// files. The children differ only in their name, wave, source path and
+// destination namespace: one Application of each shape (with or without
+// CreateNamespace) is built and its fields set for each child, and one
+// encoder writes them all (it keeps the shape's key order: no sorting).
+func childApplications(p *gitops.Plan, opts Options, files map[string][]byte) {
+	type shape struct{ app, meta, annotations, src, dst map[string]any }
+	var shapes [2]*shape // without, with CreateNamespace
+	var enc manifest.Encoder
+	var b bytes.Buffer
+	for _, c := range children(p, opts) {
+		ns := opts.DestinationNamespace
+		if ns == "" {
+			ns = c.namespace
+		}
+		i := 0
+		if c.createNamespace {
+			i = 1
+		}
+		sh := shapes[i]
+		if sh == nil {
+			sh = &shape{annotations: map[string]any{SyncWave: ""}, src: source(opts, ""), dst: destination(opts.DestinationServer, "")}
+			sh.app = application(opts, "", sh.annotations, sh.src, sh.dst, c.createNamespace)
+			sh.meta = sh.app["metadata"].(map[string]any)
+			sh.meta["finalizers"] = []any{ResourcesFinalizer}
+			shapes[i] = sh
+		}
+		sh.meta["name"] = c.name
+		sh.annotations[SyncWave] = strconv.Itoa(c.wave)
+		sh.src["path"] = path.Join(opts.Path, c.folder)
+		if ns != "" {
+			sh.dst["namespace"] = ns
+		} else {
+			delete(sh.dst, "namespace")
+		}
+		b.Reset()
+		b.WriteString(gitops.TreeHeader)
+		enc.Encode(&b, sh.app)
+		files[AppsDir+"/"+c.name+".yaml"] = bytes.Clone(b.Bytes())
+	}
 }
 
 // sharedNamespace is the namespace of every spec when they all share one,
@@ -302,10 +335,31 @@ func encode(m map[string]any) []byte {
 // checkClashes refuses files that the tree already has, or that would be
 // a folder where the tree has a file, or a file where it has a folder.
 func checkClashes(plan *gitops.Plan, files map[string][]byte) error {
+	// When every file is a clean path under Dir, as Applications writes
+	// them, each path the check looks up starts with Dir, and a path of the
+	// tree that starts with Dir comes from an object whose path holds Dir
+	// (cleaning a path only drops segments): the other objects, all of
+	// them in a rendered tree, need not be listed.
+	under := true
+	for p := range files {
+		if !strings.HasPrefix(p, Dir+"/") || path.Clean(p) != p {
+			under = false
+			break
+		}
+	}
+	return clashes(plan, files, under)
+}
+
+// clashes is checkClashes; with under, only the objects whose path holds
+// Dir are listed.
+func clashes(plan *gitops.Plan, files map[string][]byte, under bool) error {
 	treeFiles := map[string]bool{"kustomization.yaml": true}
 	treeDirs := map[string]bool{}
 	for _, o := range plan.Objects {
 		p := o.Path
+		if under && !strings.Contains(p, Dir) {
+			continue
+		}
 		treeFiles[p] = true
 		treeFiles[path.Dir(p)+"/kustomization.yaml"] = true
 		for d := path.Dir(p); d != "."; d = path.Dir(d) {

@@ -187,11 +187,7 @@ func Files(p *gitops.Plan, previous fs.FS, opts Options) (map[string][]byte, err
 	if err != nil {
 		return nil, err
 	}
-	at := make(map[string]manifest.Key, len(p.Objects))
-	for _, o := range p.Objects {
-		at[o.Path] = o.Key
-	}
-	old, err := previousWaves(previous, at)
+	old, err := previousWaves(previous, p.Objects)
 	if err != nil {
 		return nil, fmt.Errorf("%w (the handoffs of objects that change wave are read from there; delete its %s/ folder to render without them)", err, Dir)
 	}
@@ -204,8 +200,13 @@ func Files(p *gitops.Plan, previous fs.FS, opts Options) (map[string][]byte, err
 		}
 		return w
 	}
+	var last *wave // objects come wave by wave: one lookup per wave
 	for _, o := range p.Objects {
-		w := get(o.Wave)
+		w := last
+		if w == nil || w.n != o.Wave {
+			w = get(o.Wave)
+			last = w
+		}
 		w.resources = append(w.resources, o.Path)
 		if o.IsSpec {
 			if w.specTypes == nil {
@@ -241,17 +242,18 @@ func Files(p *gitops.Plan, previous fs.FS, opts Options) (map[string][]byte, err
 			w.dependsOn[nums[i-1]] = true
 		}
 		dir := WaveDir(n)
-		var resources []string
-		for _, p := range w.resources {
-			resources = append(resources, "../../"+p)
-		}
+		var stubs []string
 		used := map[string]bool{}
 		for _, it := range w.stubs {
 			name := stubName(it.Key, used)
 			files[dir+"/"+name] = stub(it, n)
-			resources = append(resources, name)
+			stubs = append(stubs, name)
 		}
-		files[dir+"/kustomization.yaml"] = gitops.KustomizationFile(resources)
+		// The objects' files, then the stubs: the list of a wave of
+		// 35,000 objects written in one buffer of its size.
+		k := make([]byte, 0, len(gitops.KustomizationHead)+gitops.ResourcesSize(up, w.resources)+gitops.ResourcesSize("", stubs))
+		k = gitops.AppendResources(append(k, gitops.KustomizationHead...), up, w.resources)
+		files[dir+"/kustomization.yaml"] = gitops.AppendResources(k, "", stubs)
 		file := "wave-" + WaveLabel(n) + ".yaml"
 		files[Dir+"/"+file] = kustomizationObject(w, opts)
 		list = append(list, file)
@@ -274,12 +276,14 @@ func specDependencies(p *gitops.Plan, get func(int) *wave) {
 	}
 }
 
+// up leads from a wave's folder (_flux/wave-<n>) to the tree's root.
+const up = "../../"
+
 // previousWaves maps each object of the previous tree's Flux folders to
-// the waves that held it (as an object or a stub). at gives the key of the
-// object at each path of the new tree: a path the new tree keeps holds the
-// same object (paths are <spec folder>/<kind>-<name>), so only files it
-// dropped and stubs are read.
-func previousWaves(previous fs.FS, at map[string]manifest.Key) (map[manifest.Key][]int, error) {
+// the waves that held it (as an object or a stub). A path the new tree
+// keeps (one of objects) holds the same object (paths are <spec
+// folder>/<kind>-<name>), so only files it dropped and stubs are read.
+func previousWaves(previous fs.FS, objects []gitops.Object) (map[manifest.Key][]int, error) {
 	old := map[manifest.Key][]int{}
 	if previous == nil {
 		return old, nil
@@ -291,7 +295,18 @@ func previousWaves(previous fs.FS, at map[string]manifest.Key) (map[manifest.Key
 	if err != nil {
 		return nil, fmt.Errorf("previous tree: %w", err)
 	}
+	if len(kfiles) == 0 {
+		return old, nil
+	}
 	sort.Strings(kfiles)
+	// at gives the object at each path of the new tree (its index: a
+	// map of small values).
+	at := make(map[string]int, len(objects))
+	for i, o := range objects {
+		at[o.Path] = i
+	}
+	old = make(map[manifest.Key][]int, len(objects))
+	var held []int // the first wave of each key, one allocation for most
 	for _, kf := range kfiles {
 		dir := path.Dir(kf)
 		n, ok := parseWaveLabel(strings.TrimPrefix(path.Base(dir), "wave-"))
@@ -302,16 +317,29 @@ func previousWaves(previous fs.FS, at map[string]manifest.Key) (map[manifest.Key
 		if err != nil {
 			return nil, fmt.Errorf("previous tree: %w", err)
 		}
-		var k struct {
-			Resources []string `yaml:"resources"`
+		resources, ok := readResources(b)
+		if !ok {
+			var k struct {
+				Resources []string `yaml:"resources"`
+			}
+			if err := yaml.Unmarshal(b, &k); err != nil {
+				return nil, fmt.Errorf("previous tree: %s: %w: %v", kf, manifest.ErrInvalid, err)
+			}
+			resources = k.Resources
 		}
-		if err := yaml.Unmarshal(b, &k); err != nil {
-			return nil, fmt.Errorf("previous tree: %s: %w: %v", kf, manifest.ErrInvalid, err)
+		if held == nil {
+			held = make([]int, 0, len(resources))
 		}
-		for _, r := range k.Resources {
-			p := path.Join(dir, r)
-			if key, ok := at[p]; ok {
-				old[key] = append(old[key], n)
+		for _, r := range resources {
+			p := joinUp(dir, r)
+			if i, ok := at[p]; ok {
+				key := objects[i].Key
+				if ws := old[key]; ws != nil {
+					old[key] = append(ws, n)
+				} else {
+					held = append(held, n)
+					old[key] = held[len(held)-1 : len(held) : len(held)]
+				}
 				continue
 			}
 			b, err := fs.ReadFile(previous, p)
@@ -331,6 +359,77 @@ func previousWaves(previous fs.FS, at map[string]manifest.Key) (map[manifest.Key
 		}
 	}
 	return old, nil
+}
+
+// readResources reads the resources of a kustomization.yaml as
+// gitops.KustomizationFile writes them: KustomizationHead, then a line
+// "- <resource>" for each, every resource of the characters of a tree
+// path ([A-Za-z0-9._/-], not first '-') and no YAML null. ok is false for
+// any other file, which YAML then reads: the resources are those YAML
+// reads, without the cost of a YAML parser on a list of 35,000 files.
+func readResources(b []byte) (resources []string, ok bool) {
+	rest, ok := bytes.CutPrefix(b, []byte(gitops.KustomizationHead))
+	if !ok {
+		return nil, false
+	}
+	resources = make([]string, 0, bytes.Count(rest, []byte{'\n'}))
+	for len(rest) > 0 {
+		line, after, found := bytes.Cut(rest, []byte{'\n'})
+		r, ok := bytes.CutPrefix(line, []byte("- "))
+		if !found || !ok || !plainResource(r) {
+			return nil, false
+		}
+		resources = append(resources, string(r))
+		rest = after
+	}
+	return resources, true
+}
+
+// plainResource reports whether YAML reads r, a sequence item, as the
+// string r.
+func plainResource(r []byte) bool {
+	if len(r) == 0 || r[0] == '-' {
+		return false
+	}
+	switch string(r) {
+	case "null", "Null", "NULL":
+		return false
+	}
+	for _, c := range r {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '_', c == '/', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// joinUp is path.Join(dir, r). Most often dir is a wave's folder (two
+// segments: Dir or LegacyDir, wave-<n>) and r is up and a clean path
+// below the root: the path itself, without a new string.
+func joinUp(dir, r string) string {
+	top, wave, _ := strings.Cut(dir, "/")
+	if rest, ok := strings.CutPrefix(r, up); ok && (top == Dir || top == LegacyDir) && strings.HasPrefix(wave, "wave-") && !strings.Contains(wave, "/") &&
+		plainPath(rest) {
+		return rest
+	}
+	return path.Join(dir, r)
+}
+
+// plainPath reports whether p is a relative path of non-empty segments
+// none of which is . or ..: path.Clean(p) == p, and no segment climbs.
+func plainPath(p string) bool {
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i == len(p) || p[i] == '/' {
+			if seg := p[start:i]; seg == "" || seg == "." || seg == ".." {
+				return false
+			}
+			start = i + 1
+		}
+	}
+	return true
 }
 
 func stubName(k manifest.Key, used map[string]bool) string {
