@@ -30,6 +30,7 @@ func TestRaisedLimit(t *testing.T) {
 func TestMemoryPolicyYieldsToEnvironment(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	t.Cleanup(policyOff)
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 
 	setMemoryPolicy(env(map[string]string{"GOGC": "100", "GOMEMLIMIT": "1GiB"}))
@@ -77,6 +78,7 @@ func TestMemoryPolicyYieldsToEnvironment(t *testing.T) {
 func TestMemoryLimitFollowsLiveHeap(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	t.Cleanup(policyOff)
 	const floor = 1 << 20
 	setMemoryPolicyFloor(func(string) string { return "" }, floor)
 	live := make([][]byte, 64)
@@ -92,4 +94,38 @@ func TestMemoryLimitFollowsLiveHeap(t *testing.T) {
 		runtime.Gosched()
 	}
 	runtime.KeepAlive(live)
+}
+
+// TestHoldMemory: bytes a render holds to its end raise the policy's
+// limit to the floor and twice them, never lower it, and leave a limit
+// the environment set alone.
+func TestHoldMemory(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	t.Cleanup(policyOff)
+	const floor = 1 << 20
+	setMemoryPolicyFloor(func(string) string { return "" }, floor)
+	holdMemory(60 << 20)
+	if got := debug.SetMemoryLimit(-1); got != floor+120<<20 {
+		t.Errorf("60 MiB held: limit %d, want %d", got, floor+120<<20)
+	}
+	holdMemory(10 << 20)
+	if got := debug.SetMemoryLimit(-1); got != floor+120<<20 {
+		t.Errorf("less held after more: limit %d, want it kept at %d", got, floor+120<<20)
+	}
+
+	debug.SetMemoryLimit(math.MaxInt64)
+	setMemoryPolicy(func(k string) string { return map[string]string{"GOMEMLIMIT": "off"}[k] })
+	holdMemory(60 << 20)
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("GOMEMLIMIT set: limit %d, want the environment's (unchanged here)", got)
+	}
+}
+
+// policyOff ends a test's policy: the renders of later tests in this
+// process must not raise a test's small limit (holdMemory).
+func policyOff() {
+	policy.Lock()
+	policy.on = false
+	policy.Unlock()
 }

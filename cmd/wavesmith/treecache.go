@@ -404,6 +404,11 @@ func (t *treeCache) records() map[treecache.Sum][]byte {
 	if err != nil {
 		return nil
 	}
+	var held int64
+	for _, r := range recs {
+		held += int64(len(r))
+	}
+	holdMemory(held)
 	return recs
 }
 
