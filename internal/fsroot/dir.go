@@ -15,9 +15,11 @@ type Dir struct {
 	path string   // as given to OpenDir
 	d    *os.Root // nil when the folder could not be opened: every read goes through r
 	// f and fd are the folder opened for readDirect (Linux), below d;
-	// f nil: none.
-	f  *os.File
-	fd int
+	// f nil: none. shortIsEnd: its file system ends a file's reads with
+	// a short one (shortReadIsEnd).
+	f          *os.File
+	fd         int
+	shortIsEnd bool
 }
 
 // OpenDir opens the folder path below the root, following symlinks that
@@ -34,6 +36,7 @@ func (r *Root) OpenDir(path string) *Dir {
 		dir.d = d
 		if dir.f = folderFd(d); dir.f != nil {
 			dir.fd = int(dir.f.Fd())
+			dir.shortIsEnd = shortReadIsEnd(dir.fd)
 		}
 	}
 	return dir
@@ -49,7 +52,7 @@ func (r *Root) OpenDir(path string) *Dir {
 func (d *Dir) ReadFile(name string) ([]byte, error) {
 	if d.d != nil && name != "" && name != "." && name != ".." && filepath.Base(name) == name {
 		if d.f != nil {
-			if b, ok := readDirect(d.fd, name); ok {
+			if b, ok := readDirect(d.fd, name, d.shortIsEnd); ok {
 				return b, nil
 			}
 		}

@@ -37,7 +37,7 @@ func TestDirReadsDirectlyAsRoot(t *testing.T) {
 			if string(got) != string(want) || (gerr == nil) != (werr == nil) || gerr != nil && gerr.Error() != werr.Error() {
 				t.Errorf("%s: Dir read %q, %v; Root read %q, %v", name, got, gerr, want, werr)
 			}
-			b, ok := readDirect(d.fd, name)
+			b, ok := readDirect(d.fd, name, d.shortIsEnd)
 			if regular := e.Type().IsRegular() && name != "big.yaml"; ok != regular || ok && string(b) != string(want) {
 				t.Errorf("%s: read directly: %v (%q), want %v", name, ok, b, regular)
 			}
@@ -45,5 +45,40 @@ func TestDirReadsDirectlyAsRoot(t *testing.T) {
 	}
 	if _, err := d.ReadFile("big.yaml"); !errors.Is(err, ErrTooLarge) {
 		t.Errorf("a file over the cap: %v, want ErrTooLarge", err)
+	}
+}
+
+// TestDirShortReadIsEnd: on a local file system a file is read with one
+// read call, its short read taken as the end; told otherwise (FUSE, NFS)
+// the read that returns nothing ends it, one call more. The bytes are the
+// same either way.
+func TestDirShortReadIsEnd(t *testing.T) {
+	dir := t.TempDir()
+	want := []byte("kind: ConfigMap\n")
+	if err := os.WriteFile(filepath.Join(dir, "a.yaml"), want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	d := r.OpenDir(dir)
+	defer d.Close()
+	if !d.shortIsEnd {
+		t.Fatalf("%s: not taken for a local file system (ext4, XFS, Btrfs, tmpfs, overlayfs)", dir)
+	}
+	for _, c := range []struct {
+		shortIsEnd bool
+		calls      int64
+	}{{true, 1}, {false, 2}} {
+		before := readCalls.Load()
+		b, ok := readDirect(d.fd, "a.yaml", c.shortIsEnd)
+		if !ok || string(b) != string(want) {
+			t.Errorf("shortIsEnd %v: read %q, %v", c.shortIsEnd, b, ok)
+		}
+		if got := readCalls.Load() - before; got != c.calls {
+			t.Errorf("shortIsEnd %v: %d read calls, want %d", c.shortIsEnd, got, c.calls)
+		}
 	}
 }

@@ -7,4 +7,6 @@ import "os"
 // folderFd: no direct reads here (readDirect is Linux's).
 func folderFd(*os.Root) *os.File { return nil }
 
-func readDirect(int, string) ([]byte, bool) { return nil, false }
+func readDirect(int, string, bool) ([]byte, bool) { return nil, false }
+
+func shortReadIsEnd(int) bool { return false }
