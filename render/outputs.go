@@ -38,12 +38,17 @@ import (
 // does not decode whole is a miss. Outputs take effect with
 // Options.DiscardObjects only (a reused child has no map).
 type Outputs struct {
-	files        []string
-	prev         map[[sha256.Size]byte][]byte
-	mu           sync.Mutex
-	used         map[[sha256.Size]byte][][]byte // a record's parts
+	files []string
+	prev  map[[sha256.Size]byte][]byte
+	mu    sync.Mutex
+	used  map[[sha256.Size]byte][][]byte // a record's parts
+	// byKey holds the pieces of each record taken or kept; pieces
+	// indexes them by their first byte, made by the first Piece after a
+	// record was added (stale), not while the specs render on every
+	// core.
 	pieces       map[*byte]Piece
 	byKey        map[[sha256.Size]byte][][]byte
+	stale        bool
 	hits, misses atomic.Int64
 }
 
@@ -66,6 +71,21 @@ func (o *Outputs) Piece(b []byte) (Piece, bool) {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.stale {
+		n := 0
+		for _, ps := range o.byKey {
+			n += len(ps)
+		}
+		o.pieces = make(map[*byte]Piece, n)
+		for k, ps := range o.byKey {
+			for i, b := range ps {
+				if len(b) > 0 {
+					o.pieces[&b[0]] = Piece{Key: k, Index: i, Size: len(b)}
+				}
+			}
+		}
+		o.stale = false
+	}
 	p, ok := o.pieces[&b[0]]
 	return p, ok && p.Size == len(b)
 }
@@ -84,18 +104,12 @@ func (o *Outputs) Pieces(k [sha256.Size]byte) ([][]byte, bool) {
 
 // addPieces notes the pieces of the record kept under k (o.mu held).
 func (o *Outputs) addPieces(k [sha256.Size]byte, pieces [][]byte) {
-	if o.pieces == nil {
-		// Sized for the records before (a child or three and its spec
-		// each), so that the maps seldom grow.
-		o.pieces = make(map[*byte]Piece, 4*len(o.prev))
+	if o.byKey == nil {
+		// Sized for the records before, so that the map seldom grows.
 		o.byKey = make(map[[sha256.Size]byte][][]byte, len(o.prev))
 	}
 	o.byKey[k] = pieces
-	for i, b := range pieces {
-		if len(b) > 0 {
-			o.pieces[&b[0]] = Piece{Key: k, Index: i, Size: len(b)}
-		}
-	}
+	o.stale = true
 }
 
 // RecordPieces returns the bytes of the objects a record holds: its
