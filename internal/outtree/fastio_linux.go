@@ -333,15 +333,22 @@ func (r *treeReader) trusted(fd int, rel, p string, depth int) bool {
 		r.kept, r.dirs = r.kept[:kept], r.dirs[:dirs]
 		return false
 	}
-	for _, f := range k.files {
+	for i, f := range k.files {
 		w, wanted := r.want[f]
 		if !wanted || unix.Fstatat(fd, rel+f[len(p):], &st, unix.AT_SYMLINK_NOFOLLOW) != nil ||
 			st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > fsroot.MaxFileSize {
 			return undo()
 		}
+		// Known.unchanged, with the identity the record gave the folder's
+		// file (no lookup of it).
 		id := fileStat(&st)
-		if !r.known.unchanged(f, id, w, r.wantIsKnown, r.now) {
+		if id != k.stats[i] || !ix.trusts(id, r.now) {
 			return undo()
+		}
+		if !r.wantIsKnown {
+			if old, ok := r.known.Files[f]; !ok || !bytes.Equal(old, w) {
+				return undo()
+			}
 		}
 		r.kept = append(r.kept, keptFile{f, w, id})
 	}

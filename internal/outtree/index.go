@@ -52,10 +52,12 @@ type Index struct {
 	read, wrote, listed int
 	from                *Index
 	// order is the paths of Files in order, as decoded, or as the Index
-	// a walk trusted had them (nil when neither): kids groups them
-	// without a lookup per file, and an encoding whose Files have exactly
-	// these paths takes them without sorting (ordered).
-	order []string
+	// a walk trusted had them (nil when neither): an encoding whose Files
+	// have exactly these paths takes them without sorting (ordered).
+	// orderStats are their identities, as decoded alone (then order is
+	// exactly Files): kids groups them without a lookup per file.
+	order      []string
+	orderStats []FileStat
 }
 
 // RacyMargin is how much older than the record a file's mtime and ctime
@@ -106,8 +108,11 @@ func (k Known) unchanged(p string, st FileStat, want []byte, wantIsKnown bool, n
 }
 
 // dirKids are the entries of a folder an Index records: the slash paths
-// of its files and folders.
-type dirKids struct{ files, dirs []string }
+// of its files (with their identities) and folders.
+type dirKids struct {
+	files, dirs []string
+	stats       []FileStat
+}
 
 // kids groups the files and folders ix records by the recorded folder
 // that holds them; nil when ix records no folder.
@@ -122,10 +127,11 @@ func (ix *Index) kids() map[string]*dirKids {
 		m[d] = &all[i]
 		i++
 	}
-	if len(ix.order) == len(ix.Files) {
-		// In path order, a folder's files come in runs (a folder's
-		// subfolders may split them): one lookup a run, and a run that
-		// is all the folder holds is a slice of order, not a copy.
+	if len(ix.orderStats) == len(ix.order) && len(ix.order) == len(ix.Files) {
+		// Decoded: in path order, a folder's files come in runs (a
+		// folder's subfolders may split them): one lookup a run, and a
+		// run that is all the folder holds is a slice of order, not a
+		// copy.
 		for start := 0; start < len(ix.order); {
 			parent := parentDir(ix.order[start])
 			end := start + 1
@@ -134,17 +140,19 @@ func (ix *Index) kids() map[string]*dirKids {
 			}
 			if k := m[parent]; k != nil {
 				if k.files == nil {
-					k.files = ix.order[start:end:end]
+					k.files, k.stats = ix.order[start:end:end], ix.orderStats[start:end:end]
 				} else {
 					k.files = append(k.files, ix.order[start:end]...)
+					k.stats = append(k.stats, ix.orderStats[start:end]...)
 				}
 			}
 			start = end
 		}
 	} else {
-		for p := range ix.Files {
+		for p, st := range ix.Files {
 			if k := m[parentDir(p)]; k != nil {
 				k.files = append(k.files, p)
+				k.stats = append(k.stats, st)
 			}
 		}
 	}
@@ -300,18 +308,18 @@ func (ix *Index) UnmarshalBinary(b []byte) error {
 	if d.bad {
 		return errIndex
 	}
-	files, order, err := d.stats("file")
+	files, order, orderStats, err := d.stats("file")
 	if err != nil {
 		return err
 	}
-	dirs, _, err := d.stats("folder")
+	dirs, _, _, err := d.stats("folder")
 	if err != nil {
 		return err
 	}
 	if len(d.b) != 0 {
 		return fmt.Errorf("%w: trailing bytes", errIndex)
 	}
-	ix.Taken, ix.Files, ix.Dirs, ix.order = taken, files, dirs, order
+	ix.Taken, ix.Files, ix.Dirs, ix.order, ix.orderStats = taken, files, dirs, order, orderStats
 	return nil
 }
 
@@ -341,13 +349,13 @@ func (d *statsDecoder) uvarint() uint64 {
 	return v
 }
 
-// stats reads what appendStats wrote, and returns the paths in order too;
-// what names the records (errors).
-func (d *statsDecoder) stats(what string) (map[string]FileStat, []string, error) {
+// stats reads what appendStats wrote, and returns the paths and their
+// identities in order too; what names the records (errors).
+func (d *statsDecoder) stats(what string) (map[string]FileStat, []string, []FileStat, error) {
 	count := d.uvarint()
 	// Each record takes at least 8 bytes: a count beyond that is a lie.
 	if d.bad || count > uint64(len(d.b)/8) {
-		return nil, nil, fmt.Errorf("%w: %d %ss in %d bytes", errIndex, count, what, len(d.b))
+		return nil, nil, nil, fmt.Errorf("%w: %d %ss in %d bytes", errIndex, count, what, len(d.b))
 	}
 	// The paths go into one arena, made a string once: no allocation
 	// per path.
@@ -365,20 +373,20 @@ func (d *statsDecoder) stats(what string) (map[string]FileStat, []string, error)
 	for i := uint64(0); i < count; i++ {
 		shared, n := d.uvarint(), d.uvarint()
 		if d.bad || shared > uint64(len(arena)-start) || n > uint64(len(d.b)) || shared+n > maxPath || len(arena)+int(shared+n) > limit {
-			return nil, nil, fmt.Errorf("%w: %s %d", errIndex, what, i)
+			return nil, nil, nil, fmt.Errorf("%w: %s %d", errIndex, what, i)
 		}
 		next := len(arena)
 		arena = append(arena, arena[start:start+int(shared)]...)
 		arena = append(arena, d.b[:n]...)
 		d.b = d.b[n:]
 		if next == len(arena) || i > 0 && string(arena[next:]) <= string(arena[start:next]) {
-			return nil, nil, fmt.Errorf("%w: %s %d out of order", errIndex, what, i)
+			return nil, nil, nil, fmt.Errorf("%w: %s %d out of order", errIndex, what, i)
 		}
 		start = next
 		st := FileStat{Size: d.varint(), Mtime: d.varint(), Ctime: d.varint(), Ino: d.uvarint(), Dev: d.uvarint()}
 		mode := d.uvarint()
 		if d.bad || mode > 1<<32-1 || st.Size < 0 {
-			return nil, nil, fmt.Errorf("%w: %s %d", errIndex, what, i)
+			return nil, nil, nil, fmt.Errorf("%w: %s %d", errIndex, what, i)
 		}
 		st.Mode = uint32(mode)
 		recs = append(recs, rec{len(arena), st})
@@ -386,11 +394,12 @@ func (d *statsDecoder) stats(what string) (map[string]FileStat, []string, error)
 	paths := string(arena)
 	m := make(map[string]FileStat, count)
 	order := make([]string, len(recs))
+	stats := make([]FileStat, len(recs))
 	from := 0
 	for i, r := range recs {
-		order[i] = paths[from:r.end]
+		order[i], stats[i] = paths[from:r.end], r.st
 		m[order[i]] = r.st
 		from = r.end
 	}
-	return m, order, nil
+	return m, order, stats, nil
 }

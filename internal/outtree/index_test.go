@@ -2,8 +2,10 @@ package outtree
 
 import (
 	"bytes"
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -75,7 +77,11 @@ func TestKidsDecoded(t *testing.T) {
 	sorted := func(m map[string]*dirKids) map[string][2][]string {
 		out := map[string][2][]string{}
 		for d, k := range m {
-			out[d] = [2][]string{slices.Sorted(slices.Values(k.files)), slices.Sorted(slices.Values(k.dirs))}
+			var files []string
+			for i, f := range k.files {
+				files = append(files, fmt.Sprintf("%s %+v", f, k.stats[i]))
+			}
+			out[d] = [2][]string{slices.Sorted(slices.Values(files)), slices.Sorted(slices.Values(k.dirs))}
 		}
 		return out
 	}
@@ -85,6 +91,14 @@ func TestKidsDecoded(t *testing.T) {
 	}
 	if got := want["a"][0]; len(got) != 4 {
 		t.Errorf("a holds %q, want its 4 files (the control)", got)
+	}
+	// An Index that took a record's order (a walk's, for its encoding)
+	// but holds other files of the same count groups its own files.
+	other := &Index{Files: maps.Clone(ix.Files), Dirs: ix.Dirs, order: back.order}
+	delete(other.Files, "a/c.yaml")
+	other.Files["a/d.yaml"] = FileStat{Size: 8}
+	if got := sorted(other.kids())["a"][0]; !slices.ContainsFunc(got, func(f string) bool { return strings.HasPrefix(f, "a/d.yaml ") }) {
+		t.Errorf("a holds %q, want a/d.yaml, not the order it took", got)
 	}
 }
 
