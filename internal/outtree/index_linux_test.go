@@ -155,18 +155,7 @@ func TestIndexedFindsEdits(t *testing.T) {
 			mustWrite(t, filepath.Join(dir, "a", "extra.yaml"), "extra\n")
 		}, 1, func(m map[string][]byte) { m["a/extra.yaml"] = []byte("extra\n") }},
 		{"an extra file, the folder's mtime put back", func(t *testing.T, dir string, _ FileStat) {
-			folder := filepath.Join(dir, "a")
-			var before unix.Stat_t
-			if err := unix.Lstat(folder, &before); err != nil {
-				t.Fatal(err)
-			}
-			mtime := time.Unix(0, before.Mtim.Nano())
-			tick(t, dir, "a", fileStat(&before), func(string) {
-				mustWrite(t, filepath.Join(folder, "extra.yaml"), "extra\n")
-				if err := os.Chtimes(folder, mtime, mtime); err != nil {
-					t.Fatal(err)
-				}
-			})
+			extraTimeKept(t, dir, "a")
 		}, 1, func(m map[string][]byte) { m["a/extra.yaml"] = []byte("extra\n") }},
 		{"a file renamed in its folder", func(t *testing.T, dir string, _ FileStat) {
 			if err := os.Rename(filepath.Join(dir, "a", "x.yaml"), filepath.Join(dir, "a", "w.yaml")); err != nil {
@@ -234,6 +223,24 @@ func TestIndexedFindsEdits(t *testing.T) {
 	}
 }
 
+// extraTimeKept writes extra.yaml into the folder d of the tree at dir
+// and puts the folder's mtime back, until its ctime tells (tick).
+func extraTimeKept(t *testing.T, dir, d string) {
+	t.Helper()
+	folder := filepath.Join(dir, filepath.FromSlash(d))
+	var before unix.Stat_t
+	if err := unix.Lstat(folder, &before); err != nil {
+		t.Fatal(err)
+	}
+	mtime := time.Unix(0, before.Mtim.Nano())
+	tick(t, dir, d, fileStat(&before), func(string) {
+		mustWrite(t, filepath.Join(folder, "extra.yaml"), "extra\n")
+		if err := os.Chtimes(folder, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
 // TestIndexedTrustsFolders: a folder whose identity is the recorded one
 // and trusted is not listed (its entries are the recorded ones: any entry
 // added, removed or renamed changes its mtime and ctime), and a change in
@@ -263,18 +270,7 @@ func TestIndexedTrustsFolders(t *testing.T) {
 
 	// An extra file in b/d/e, its folder's mtime put back: b/d/e's ctime
 	// tells. b/d/e, b/d and b are listed; a and b/c are not.
-	folder := filepath.Join(dir, "b", "d", "e")
-	var before unix.Stat_t
-	if err := unix.Lstat(folder, &before); err != nil {
-		t.Fatal(err)
-	}
-	mtime := time.Unix(0, before.Mtim.Nano())
-	tick(t, dir, "b/d/e", fileStat(&before), func(string) {
-		mustWrite(t, filepath.Join(folder, "extra.yaml"), "extra\n")
-		if err := os.Chtimes(folder, mtime, mtime); err != nil {
-			t.Fatal(err)
-		}
-	})
+	extraTimeKept(t, dir, "b/d/e")
 	got, ix, err := ReadIndexed(dir, want, k)
 	if err != nil {
 		t.Fatal(err)
