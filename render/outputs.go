@@ -44,11 +44,10 @@ type Outputs struct {
 	used  map[[sha256.Size]byte][][]byte // a record's parts
 	// byKey holds the pieces of each record taken or kept; pieces
 	// indexes them by their first byte, made by the first Piece after a
-	// record was added (stale), not while the specs render on every
-	// core.
-	pieces       map[*byte]Piece
+	// record was added (nil until then), not while the specs render on
+	// every core, and read without the lock once made.
+	pieces       atomic.Pointer[map[*byte]Piece]
 	byKey        map[[sha256.Size]byte][][]byte
-	stale        bool
 	hits, misses atomic.Int64
 }
 
@@ -69,25 +68,36 @@ func (o *Outputs) Piece(b []byte) (Piece, bool) {
 	if o == nil || len(b) == 0 {
 		return Piece{}, false
 	}
+	m := o.pieces.Load()
+	if m == nil {
+		m = o.indexPieces()
+	}
+	p, ok := (*m)[&b[0]]
+	return p, ok && p.Size == len(b)
+}
+
+// indexPieces makes the index of the pieces, unless another call made it
+// meanwhile.
+func (o *Outputs) indexPieces() *map[*byte]Piece {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.stale {
-		n := 0
-		for _, ps := range o.byKey {
-			n += len(ps)
-		}
-		o.pieces = make(map[*byte]Piece, n)
-		for k, ps := range o.byKey {
-			for i, b := range ps {
-				if len(b) > 0 {
-					o.pieces[&b[0]] = Piece{Key: k, Index: i, Size: len(b)}
-				}
+	if m := o.pieces.Load(); m != nil {
+		return m
+	}
+	n := 0
+	for _, ps := range o.byKey {
+		n += len(ps)
+	}
+	m := make(map[*byte]Piece, n)
+	for k, ps := range o.byKey {
+		for i, b := range ps {
+			if len(b) > 0 {
+				m[&b[0]] = Piece{Key: k, Index: i, Size: len(b)}
 			}
 		}
-		o.stale = false
 	}
-	p, ok := o.pieces[&b[0]]
-	return p, ok && p.Size == len(b)
+	o.pieces.Store(&m)
+	return &m
 }
 
 // Pieces returns the pieces of the record under k that this render took
@@ -109,7 +119,7 @@ func (o *Outputs) addPieces(k [sha256.Size]byte, pieces [][]byte) {
 		o.byKey = make(map[[sha256.Size]byte][][]byte, len(o.prev))
 	}
 	o.byKey[k] = pieces
-	o.stale = true
+	o.pieces.Store(nil) // made again when next asked
 }
 
 // RecordPieces returns the bytes of the objects a record holds: its

@@ -182,7 +182,7 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 	if again, err := render.SourceDigests(objs, s.opts); err != nil || !mapsEqual(again, sources) {
 		return t, nil
 	}
-	e := &treecache.Entry{Key: tc.key, Sources: sources, Previous: rec.ops(), Objects: t.objects, Specs: t.specs, Files: files, Refs: refs(files, outputs)}
+	e := &treecache.Entry{Key: tc.key, Sources: sources, Previous: rec.ops(), Objects: t.objects, Specs: t.specs, Files: files, RefOf: refOf(outputs)}
 	for _, w := range res.Warnings {
 		e.Warnings = append(e.Warnings, w.String())
 	}
@@ -446,17 +446,18 @@ func resolver(records map[treecache.Sum][]byte, outputs *render.Outputs) treecac
 	}
 }
 
-// refs names the files that are pieces of the records this render took
-// or kept (render.Outputs.Piece): the cache keeps their bytes once.
-func refs(files map[string][]byte, o *render.Outputs) map[string]treecache.Ref {
-	refs := make(map[string]treecache.Ref, len(files))
-	for p, b := range files {
-		if pc, ok := o.Piece(b); ok {
-			refs[p] = treecache.Ref{Key: pc.Key, Index: pc.Index, Size: pc.Size}
+// refOf names the files that are pieces of the records this render took
+// or kept (render.Outputs.Piece): the cache keeps their bytes once. A
+// Put asks it of every file, on every core.
+func refOf(o *render.Outputs) func(string, []byte) (treecache.Ref, bool) {
+	return func(_ string, b []byte) (treecache.Ref, bool) {
+		pc, ok := o.Piece(b)
+		if !ok {
+			return treecache.Ref{}, false
 		}
+		refsKept.Add(1)
+		return treecache.Ref{Key: pc.Key, Index: pc.Index, Size: pc.Size}, true
 	}
-	refsKept.Add(int64(len(refs)))
-	return refs
 }
 
 // storeOutputs keeps the records of this render's specs.

@@ -76,8 +76,11 @@ type Entry struct {
 	// Refs are the files the entry holds as pieces of the slot's output
 	// records (PutOutputs) instead of bytes: a tree's objects are the
 	// records' bytes, which the cache then keeps once. Their bytes are in
-	// Files too.
-	Refs map[string]Ref
+	// Files too. A Put asks RefOf instead when it is set (on every core:
+	// it must be safe for concurrent use), so that a caller that knows
+	// the pieces by their bytes makes no map of them; a read fills Refs.
+	Refs  map[string]Ref
+	RefOf func(path string, b []byte) (Ref, bool)
 	// chunks names the chunks of Files (Head: Files not yet read).
 	chunks []Sum
 }
@@ -600,8 +603,19 @@ func (c *Cache) order(e *Entry, prev entryRead) []file {
 }
 
 func fileOf(e *Entry, p string) file {
-	ref, isRef := e.Refs[p]
-	return file{path: p, bytes: e.Files[p], ref: ref, isRef: isRef}
+	b := e.Files[p]
+	ref, isRef := e.ref(p, b)
+	return file{path: p, bytes: b, ref: ref, isRef: isRef}
+}
+
+// ref tells whether the file p holding b is a reference, and to what
+// (RefOf, or Refs).
+func (e *Entry) ref(p string, b []byte) (Ref, bool) {
+	if e.RefOf != nil {
+		return e.RefOf(p, b)
+	}
+	r, ok := e.Refs[p]
+	return r, ok
 }
 
 // orderRead is order from the chunks read, false when they do not give
@@ -623,7 +637,7 @@ func orderRead(e *Entry, prev entryRead) ([]file, bool) {
 		for i := w; i < len(prev.chunks); i += k {
 			for j, p := range prev.chunks[i].paths {
 				if b, ok := e.Files[p]; ok {
-					ref, isRef := e.Refs[p]
+					ref, isRef := e.ref(p, b)
 					files[at[i]+j] = file{path: p, bytes: b, ref: ref, isRef: isRef, in: true}
 					found[i]++
 				}

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"testing/fstest"
@@ -772,5 +773,50 @@ func TestGetChunksOutOfOrder(t *testing.T) {
 				t.Errorf("Last: %v, want a miss: %v", err, tc.miss)
 			}
 		})
+	}
+}
+
+// TestPutRefOf: a Put that asks RefOf which files are references (on
+// every core) leaves the cache folder byte for byte as a Put given the
+// same answers as Refs, with a read before it or not.
+func TestPutRefOf(t *testing.T) {
+	for _, read := range []bool{false, true} {
+		put := func(asked bool) map[string]string {
+			dir := t.TempDir()
+			c, _ := Open(dir)
+			e, recs := treeEntry(200, false)
+			if read {
+				if err := c.Put("slot", e); err != nil {
+					t.Fatal(err)
+				}
+				c, _ = Open(dir)
+				if _, err := c.Last("slot", resolveFrom(recs)); err != nil {
+					t.Fatal(err)
+				}
+				e, _ = treeEntry(200, true)
+			}
+			if asked {
+				refs := e.Refs
+				e.Refs = nil
+				var calls atomic.Int64
+				e.RefOf = func(p string, b []byte) (Ref, bool) {
+					calls.Add(1)
+					r, ok := refs[p]
+					return r, ok
+				}
+				defer func() {
+					if calls.Load() < int64(len(e.Files)) {
+						t.Errorf("RefOf asked of %d files, want every one of %d", calls.Load(), len(e.Files))
+					}
+				}()
+			}
+			if err := c.Put("slot", e); err != nil {
+				t.Fatal(err)
+			}
+			return cacheFiles(t, dir)
+		}
+		if diff := cmp.Diff(put(false), put(true)); diff != "" {
+			t.Errorf("read before: %v: -Refs +RefOf:\n%s", read, diff)
+		}
 	}
 }
