@@ -339,16 +339,10 @@ func (r *treeReader) trusted(fd int, rel, p string, depth int) bool {
 			st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > fsroot.MaxFileSize {
 			return undo()
 		}
-		// Known.unchanged, with the identity the record gave the folder's
-		// file (no lookup of it).
+		// The identity the record gave the folder's file: no lookup.
 		id := fileStat(&st)
-		if id != k.stats[i] || !ix.trusts(id, r.now) {
+		if !r.known.matches(f, id, k.stats[i], w, r.wantIsKnown, r.now) {
 			return undo()
-		}
-		if !r.wantIsKnown {
-			if old, ok := r.known.Files[f]; !ok || !bytes.Equal(old, w) {
-				return undo()
-			}
 		}
 		r.kept = append(r.kept, keptFile{f, w, id})
 	}
@@ -373,7 +367,7 @@ func (r *treeReader) entry(fd int, e dirent, depth int) (whole bool, err error) 
 		if err := unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			return false, &fs.PathError{Op: "stat", Path: filepath.Join(r.dir, p), Err: err}
 		}
-		e.typ = direntType(st.Mode)
+		e.typ = fsroot.StatDirent(st.Mode)
 	}
 	switch e.typ {
 	case unix.DT_DIR:
@@ -417,7 +411,11 @@ func (r *treeReader) entry(fd int, e dirent, depth int) (whole bool, err error) 
 		}
 		return false, nil
 	}
-	return false, fmt.Errorf("%s: %w: it is a %s", filepath.Join(r.dir, p), fsroot.ErrNotRegular, fsroot.ModeName(direntMode(e.typ)))
+	mode, ok := fsroot.DirentMode(e.typ)
+	if !ok {
+		mode = fs.ModeIrregular
+	}
+	return false, fmt.Errorf("%s: %w: it is a %s", filepath.Join(r.dir, p), fsroot.ErrNotRegular, fsroot.ModeName(mode))
 }
 
 // openError names what an openat of a folder entry met: a symlink planted
@@ -449,7 +447,7 @@ func (r *treeReader) file(fd int, name string) ([]byte, unix.Stat_t, error) {
 		return nil, st, fmt.Errorf("%w: it is a folder", fsroot.ErrNotRegular)
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, st, fmt.Errorf("%w: it is a %s", fsroot.ErrNotRegular, fsroot.ModeName(statMode(st.Mode)))
+		return nil, st, fmt.Errorf("%w: it is a %s", fsroot.ErrNotRegular, fsroot.ModeName(fsroot.StatMode(st.Mode)))
 	}
 	if st.Size > fsroot.MaxFileSize {
 		return nil, st, fmt.Errorf("%w: %d bytes, more than %d", fsroot.ErrTooLarge, st.Size, fsroot.MaxFileSize)
@@ -514,41 +512,16 @@ func readDirFd(fd int, rel string, buf []byte, names *[]byte) ([]dirent, error) 
 	}
 	var small [64]span
 	spans := small[:0]
-	for {
-		n, err := unix.Getdents(fd, buf)
-		if err == unix.EINTR {
-			continue
+	err := fsroot.ReadDirents(fd, buf, func(name []byte, typ uint8) {
+		if rel != "" {
+			scratch = append(scratch, rel...)
+			scratch = append(scratch, '/')
 		}
-		if err != nil {
-			return nil, err
-		}
-		if n <= 0 {
-			break
-		}
-		b := buf[:n]
-		for len(b) > 0 {
-			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
-			reclen := int(b[16]) | int(b[17])<<8
-			if reclen < 19 || reclen > len(b) {
-				return nil, fmt.Errorf("getdents: malformed entry")
-			}
-			name := b[19:reclen]
-			for i, c := range name {
-				if c == 0 {
-					name = name[:i]
-					break
-				}
-			}
-			if dot := len(name) == 1 && name[0] == '.' || len(name) == 2 && name[0] == '.' && name[1] == '.'; !dot {
-				if rel != "" {
-					scratch = append(scratch, rel...)
-					scratch = append(scratch, '/')
-				}
-				scratch = append(scratch, name...)
-				spans = append(spans, span{len(scratch), b[18]})
-			}
-			b = b[reclen:]
-		}
+		scratch = append(scratch, name...)
+		spans = append(spans, span{len(scratch), typ})
+	})
+	if err != nil {
+		return nil, err
 	}
 	if names != nil {
 		*names = scratch
@@ -564,43 +537,6 @@ func readDirFd(fd int, rel string, buf []byte, names *[]byte) ([]dirent, error) 
 	slices.SortFunc(out, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
 	return out, nil
 }
-
-// fileKinds maps each kind of folder entry between getdents' d_type,
-// stat's S_IFMT and fs.FileMode (regular files and folders are handled
-// before a mode is needed).
-var fileKinds = []struct {
-	dt   uint8
-	ifmt uint32
-	mode fs.FileMode
-}{
-	{unix.DT_DIR, unix.S_IFDIR, fs.ModeDir},
-	{unix.DT_REG, unix.S_IFREG, 0},
-	{unix.DT_LNK, unix.S_IFLNK, fs.ModeSymlink},
-	{unix.DT_FIFO, unix.S_IFIFO, fs.ModeNamedPipe},
-	{unix.DT_SOCK, unix.S_IFSOCK, fs.ModeSocket},
-	{unix.DT_CHR, unix.S_IFCHR, fs.ModeDevice | fs.ModeCharDevice},
-	{unix.DT_BLK, unix.S_IFBLK, fs.ModeDevice},
-}
-
-func direntMode(t uint8) fs.FileMode {
-	for _, k := range fileKinds {
-		if k.dt == t {
-			return k.mode
-		}
-	}
-	return fs.ModeIrregular
-}
-
-func direntType(m uint32) uint8 {
-	for _, k := range fileKinds {
-		if k.ifmt == m&unix.S_IFMT {
-			return k.dt
-		}
-	}
-	return unix.DT_UNKNOWN
-}
-
-func statMode(m uint32) fs.FileMode { return direntMode(direntType(m)) }
 
 // openBelow opens the folder at slash path d below the folder fd, one
 // component at a time, never following a symlink.

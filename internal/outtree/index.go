@@ -97,7 +97,13 @@ func (k Known) unchanged(p string, st FileStat, want []byte, wantIsKnown bool, n
 		return false
 	}
 	rec, ok := k.Index.Files[p]
-	if !ok || rec != st || !k.Index.trusts(rec, now) {
+	return ok && k.matches(p, st, rec, want, wantIsKnown, now)
+}
+
+// matches is unchanged with rec, the identity k's Index records for p
+// (taken from it already).
+func (k Known) matches(p string, st, rec FileStat, want []byte, wantIsKnown bool, now int64) bool {
+	if rec != st || !k.Index.trusts(rec, now) {
 		return false
 	}
 	if wantIsKnown {

@@ -1,0 +1,99 @@
+//go:build linux
+
+package fsroot
+
+import (
+	"errors"
+	"io/fs"
+
+	"golang.org/x/sys/unix"
+)
+
+// errMalformedDirent: getdents gave a record that does not parse.
+var errMalformedDirent = errors.New("malformed folder entry")
+
+// ReadDirents lists the folder open as fd with getdents into buf, calling
+// fn with each entry's name (not "." or ".."; a slice of buf, valid
+// during the call) and its d_type. It is the one parser of getdents'
+// records: ListDir's and the tree walk's (internal/outtree).
+func ReadDirents(fd int, buf []byte, fn func(name []byte, typ uint8)) error {
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n <= 0 {
+			return nil
+		}
+		b := buf[:n]
+		for len(b) > 0 {
+			// struct linux_dirent64: ino u64, off s64, reclen u16, type u8, name.
+			if len(b) < 19 {
+				return errMalformedDirent
+			}
+			reclen := int(b[16]) | int(b[17])<<8
+			if reclen < 19 || reclen > len(b) {
+				return errMalformedDirent
+			}
+			name := b[19:reclen]
+			for i, c := range name {
+				if c == 0 {
+					name = name[:i]
+					break
+				}
+			}
+			if dot := len(name) == 1 && name[0] == '.' || len(name) == 2 && name[0] == '.' && name[1] == '.'; !dot && len(name) > 0 {
+				fn(name, b[18])
+			}
+			b = b[reclen:]
+		}
+	}
+}
+
+// fileKinds maps each kind of folder entry between getdents' d_type,
+// stat's S_IFMT and fs.FileMode, as os gives it.
+var fileKinds = []struct {
+	dt   uint8
+	ifmt uint32
+	mode fs.FileMode
+}{
+	{unix.DT_REG, unix.S_IFREG, 0},
+	{unix.DT_DIR, unix.S_IFDIR, fs.ModeDir},
+	{unix.DT_LNK, unix.S_IFLNK, fs.ModeSymlink},
+	{unix.DT_FIFO, unix.S_IFIFO, fs.ModeNamedPipe},
+	{unix.DT_SOCK, unix.S_IFSOCK, fs.ModeSocket},
+	{unix.DT_CHR, unix.S_IFCHR, fs.ModeDevice | fs.ModeCharDevice},
+	{unix.DT_BLK, unix.S_IFBLK, fs.ModeDevice},
+}
+
+// DirentMode is the type a d_type gives, and whether it gives one
+// (DT_UNKNOWN: a file system that does not say).
+func DirentMode(t uint8) (fs.FileMode, bool) {
+	for _, k := range fileKinds {
+		if k.dt == t {
+			return k.mode, true
+		}
+	}
+	return 0, false
+}
+
+// StatDirent is the d_type of a stat's mode (DT_UNKNOWN for none).
+func StatDirent(m uint32) uint8 {
+	for _, k := range fileKinds {
+		if k.ifmt == m&unix.S_IFMT {
+			return k.dt
+		}
+	}
+	return unix.DT_UNKNOWN
+}
+
+// StatMode is the type of a stat's mode, as os gives it.
+func StatMode(m uint32) fs.FileMode {
+	if t, ok := DirentMode(StatDirent(m)); ok {
+		return t
+	}
+	return fs.ModeIrregular
+}
