@@ -25,7 +25,13 @@ func folderFd(d *os.Root) *os.File {
 // less than asked has reached the end, and readDirect need not ask again
 // to see it. Elsewhere (FUSE, network file systems) a short read proves
 // nothing: the end is the read that returns nothing.
-func shortReadIsEnd(fd int) bool {
+func shortReadIsEnd(fd int) bool { return LocalFileSystem(fd) }
+
+// LocalFileSystem reports whether the file or folder open as fd is on a
+// local file system (ext2-4, XFS, Btrfs, tmpfs, overlayfs over them): its
+// files read short only at their end, and its times come from this
+// machine's clock.
+func LocalFileSystem(fd int) bool {
 	var st unix.Statfs_t
 	if unix.Fstatfs(fd, &st) != nil {
 		return false

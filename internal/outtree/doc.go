@@ -18,7 +18,8 @@
 // from its last write or check (Known: an Index of each file's lstat
 // identity, and the bytes the files held then) and return the new Index:
 // a file whose identity is the recorded one, whose times are older than
-// the record by RacyMargin (git's racy-clean rule), and whose recorded
+// the record by RacyMargin (LocalRacyMargin on a local file system with
+// nanosecond times; git's racy-clean rule), and whose recorded
 // bytes are the ones wanted is stat'd, not read; any other file is read
 // and compared. The Index also records each folder's identity, taken
 // before it was listed, when it held only recorded entries: adding,

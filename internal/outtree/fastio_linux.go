@@ -63,6 +63,9 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 		return nil, nil, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
 	defer unix.Close(fd)
+	if ws != nil {
+		ws.rule = walkRule(fd, ws.taken)
+	}
 	entries, err := readDirFd(fd, "", nil, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", dir, err)
@@ -82,7 +85,7 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 	for w := range readers {
 		readers[w] = &treeReader{dir: dir, want: want, known: known, wantIsKnown: wantIsKnown, kids: kids}
 		if ws != nil {
-			readers[w].now = ws.taken
+			readers[w].rule = ws.rule
 			readers[w].indexed = true
 		}
 	}
@@ -212,6 +215,7 @@ type keptFile struct {
 // many files it read and folders it listed.
 type walkStats struct {
 	taken        int64
+	rule         racyRule
 	files, dirs  map[string]FileStat
 	read, listed int
 	// same: every file found was trusted and every file wanted found:
@@ -227,11 +231,22 @@ type walkStats struct {
 
 // index is the Index of what the walk saw; known is what it was told.
 func (ws *walkStats) index(known Known) *Index {
-	ix := &Index{Taken: ws.taken, Files: ws.files, Dirs: ws.dirs, read: ws.read, listed: ws.listed, from: known.Index}
+	ix := &Index{Taken: ws.taken, Files: ws.files, Dirs: ws.dirs, read: ws.read, listed: ws.listed, from: known.Index, rule: ws.rule}
 	if known.Index != nil {
 		ix.order = known.Index.order // mostly the same files: see ordered
 	}
 	return ix
+}
+
+// walkRule is the racy rule of a walk that began at now of the tree whose
+// top folder is open as fd.
+func walkRule(fd int, now int64) racyRule {
+	rule := racyRule{now: now}
+	var st unix.Stat_t
+	if fsroot.LocalFileSystem(fd) && unix.Fstat(fd, &st) == nil {
+		rule.dev, rule.local = uint64(st.Dev), true
+	}
+	return rule
 }
 
 // fileStat is the identity of st.
@@ -261,7 +276,7 @@ type treeReader struct {
 	want        map[string][]byte
 	wantIsKnown bool
 	known       Known
-	now         int64
+	rule        racyRule
 	kept        []keptFile
 	stats       []fileID
 	read        int
@@ -320,7 +335,7 @@ func (r *treeReader) folder(fd int, rel string, depth int) (whole bool, err erro
 func (r *treeReader) trusted(fd int, rel, p string, depth int) bool {
 	ix := r.known.Index
 	rec, ok := ix.Dirs[p]
-	if !ok || depth > maxTreeDepth || !ix.trusts(rec, r.now) {
+	if !ok || depth > maxTreeDepth || !ix.trusts(rec, r.rule) {
 		return false
 	}
 	var st unix.Stat_t
@@ -341,7 +356,7 @@ func (r *treeReader) trusted(fd int, rel, p string, depth int) bool {
 		}
 		// The identity the record gave the folder's file: no lookup.
 		id := fileStat(&st)
-		if !r.known.matches(f, id, k.stats[i], w, r.wantIsKnown, r.now) {
+		if !r.known.matches(f, id, k.stats[i], w, r.wantIsKnown, r.rule) {
 			return undo()
 		}
 		r.kept = append(r.kept, keptFile{f, w, id})
@@ -390,7 +405,7 @@ func (r *treeReader) entry(fd int, e dirent, depth int) (whole bool, err error) 
 			var st unix.Stat_t
 			if w, ok := r.want[p]; ok && unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil &&
 				st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size <= fsroot.MaxFileSize {
-				if id := fileStat(&st); r.known.unchanged(p, id, w, r.wantIsKnown, r.now) {
+				if id := fileStat(&st); r.known.unchanged(p, id, w, r.wantIsKnown, r.rule) {
 					r.kept = append(r.kept, keptFile{p, w, id})
 					return true, nil
 				}

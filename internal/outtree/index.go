@@ -58,6 +58,8 @@ type Index struct {
 	// exactly Files): kids groups them without a lookup per file.
 	order      []string
 	orderStats []FileStat
+	// rule is the racy rule of the walk that made the Index (Same).
+	rule racyRule
 }
 
 // RacyMargin is how much older than the record a file's mtime and ctime
@@ -65,18 +67,37 @@ type Index struct {
 // timestamp granularity (ext4 and tmpfs: one kernel tick; FAT: 2 s).
 const RacyMargin = 2 * time.Second
 
-// racyMargin is RacyMargin in nanoseconds; tests lower it to see a file
-// trusted without waiting two seconds.
-var racyMargin = int64(RacyMargin)
+// LocalRacyMargin is RacyMargin for a file on the tree's own local file
+// system (fsroot.LocalFileSystem) whose recorded mtime or ctime is not a
+// whole millisecond: times kept to the nanosecond, from this machine's
+// clock, which the kernel stamps at most one tick (1-10 ms) behind the
+// clock the record's time is read from. It is 25 ticks of the slowest
+// kernel clock. A file whose times are whole milliseconds (ext4 with
+// 128-byte inodes keeps seconds; a network file system's times come from
+// another clock) keeps RacyMargin.
+const LocalRacyMargin = 250 * time.Millisecond
 
-// SetRacyMarginForTest sets the margin of RacyMargin and returns what
-// puts it back. Tests only (never in parallel): at 0, a file written
-// before a record is trusted at once, so that a test sees files trusted
-// without waiting two seconds.
+// racyMargin and localRacyMargin are RacyMargin and LocalRacyMargin in
+// nanoseconds; tests lower them to see a file trusted without waiting.
+var racyMargin, localRacyMargin = int64(RacyMargin), int64(LocalRacyMargin)
+
+// SetRacyMarginForTest sets both margins (RacyMargin, LocalRacyMargin)
+// and returns what puts them back. Tests only (never in parallel): at 0,
+// a file written before a record is trusted at once, so that a test sees
+// files trusted without waiting.
 func SetRacyMarginForTest(d time.Duration) (restore func()) {
-	old := racyMargin
-	racyMargin = int64(d)
-	return func() { racyMargin = old }
+	old, oldLocal := racyMargin, localRacyMargin
+	racyMargin, localRacyMargin = int64(d), int64(d)
+	return func() { racyMargin, localRacyMargin = old, oldLocal }
+}
+
+// racyRule is what a walk decides racy identities by: when it began
+// (now), and the device of the tree's top folder when that is on a local
+// file system (local; LocalRacyMargin applies to the files on it).
+type racyRule struct {
+	now   int64
+	dev   uint64
+	local bool
 }
 
 // Known is what a caller knows of a tree from the last time it was
@@ -92,18 +113,18 @@ type Known struct {
 // (the walk began at now), holds want without reading it: its identity
 // is the recorded one, not racy, and the bytes it held then are want
 // (wantIsKnown: want is k.Files[p], which exists).
-func (k Known) unchanged(p string, st FileStat, want []byte, wantIsKnown bool, now int64) bool {
+func (k Known) unchanged(p string, st FileStat, want []byte, wantIsKnown bool, rule racyRule) bool {
 	if k.Index == nil {
 		return false
 	}
 	rec, ok := k.Index.Files[p]
-	return ok && k.matches(p, st, rec, want, wantIsKnown, now)
+	return ok && k.matches(p, st, rec, want, wantIsKnown, rule)
 }
 
 // matches is unchanged with rec, the identity k's Index records for p
 // (taken from it already).
-func (k Known) matches(p string, st, rec FileStat, want []byte, wantIsKnown bool, now int64) bool {
-	if rec != st || !k.Index.trusts(rec, now) {
+func (k Known) matches(p string, st, rec FileStat, want []byte, wantIsKnown bool, rule racyRule) bool {
+	if rec != st || !k.Index.trusts(rec, rule) {
 		return false
 	}
 	if wantIsKnown {
@@ -188,12 +209,18 @@ func (ix *Index) forget(d string) {
 	}
 }
 
-// trusts reports whether the recorded identity rec is not racy: its
-// times are older than the record by RacyMargin, and the clock did not
-// go back since (now, when the walk began, is not before Taken).
-func (ix *Index) trusts(rec FileStat, now int64) bool {
-	limit := ix.Taken - racyMargin
-	return now >= ix.Taken && rec.Mtime < limit && rec.Ctime < limit
+// trusts reports whether the recorded identity rec is not racy under
+// rule: its times are older than the record by RacyMargin
+// (LocalRacyMargin on the tree's local file system, with times finer
+// than a millisecond), and the clock did not go back since (rule.now,
+// when the walk began, is not before Taken).
+func (ix *Index) trusts(rec FileStat, rule racyRule) bool {
+	margin := racyMargin
+	if rule.local && rec.Dev == rule.dev && (rec.Mtime%1e6 != 0 || rec.Ctime%1e6 != 0) {
+		margin = localRacyMargin
+	}
+	limit := ix.Taken - margin
+	return rule.now >= ix.Taken && rec.Mtime < limit && rec.Ctime < limit
 }
 
 // Same reports whether ix records what old records and trusts nothing
@@ -210,16 +237,18 @@ func (ix *Index) Same(old *Index) bool {
 		// as it is here): with as many, ix is old.
 		return true
 	}
-	now := time.Now().UnixNano()
-	return sameStats(ix, old, ix.Files, old.Files, now) && sameStats(ix, old, ix.Dirs, old.Dirs, now)
+	// Both judged by the rule of the walk that made ix (none: RacyMargin).
+	rule := ix.rule
+	rule.now = time.Now().UnixNano()
+	return sameStats(ix, old, ix.Files, old.Files, rule) && sameStats(ix, old, ix.Dirs, old.Dirs, rule)
 }
 
 // sameStats reports whether the identities recorded in m (by ix) are
 // those recorded in old (by o), none trusted by ix and not by o.
-func sameStats(ix, o *Index, m, old map[string]FileStat, now int64) bool {
+func sameStats(ix, o *Index, m, old map[string]FileStat, rule racyRule) bool {
 	for p, st := range m {
 		rec, ok := old[p]
-		if !ok || rec != st || ix.trusts(st, now) && !o.trusts(rec, now) {
+		if !ok || rec != st || ix.trusts(st, rule) && !o.trusts(rec, rule) {
 			return false
 		}
 	}

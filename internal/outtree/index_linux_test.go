@@ -16,13 +16,11 @@ import (
 )
 
 // noRacyMargin trusts a file whose times are older than the record at
-// all (instead of two seconds older), so that a test sees files trusted
-// without waiting; the record is still taken before the walk, so a file
-// written before it is older than it.
+// all (instead of RacyMargin or LocalRacyMargin older), so that a test
+// sees files trusted without waiting; the record is still taken before
+// the walk, so a file written before it is older than it.
 func noRacyMargin(t *testing.T) {
-	old := racyMargin
-	racyMargin = 0
-	t.Cleanup(func() { racyMargin = old })
+	t.Cleanup(SetRacyMarginForTest(0))
 }
 
 func indexTree() map[string][]byte {
@@ -546,4 +544,87 @@ func identities(t *testing.T, dir string, disk, want map[string][]byte) map[stri
 		out[p] = fileStat(&st)
 	}
 	return out
+}
+
+// TestTrustsRule: an identity is trusted LocalRacyMargin after the record
+// only on the tree's own local file system and with times finer than a
+// millisecond; anywhere else RacyMargin; never when the clock went back.
+func TestTrustsRule(t *testing.T) {
+	const taken = int64(1_800_000_000_123_456_789)
+	ix := &Index{Taken: taken}
+	local := racyRule{now: taken + 1, dev: 7, local: true}
+	at := func(ago time.Duration, dev uint64) FileStat {
+		ns := taken - int64(ago)
+		return FileStat{Mtime: ns, Ctime: ns, Dev: dev}
+	}
+	whole := func(st FileStat) FileStat {
+		st.Mtime -= st.Mtime % 1e6
+		st.Ctime -= st.Ctime % 1e6
+		return st
+	}
+	for _, c := range []struct {
+		name string
+		rec  FileStat
+		rule racyRule
+		want bool
+	}{
+		{"local, past the local margin", at(LocalRacyMargin+time.Millisecond, 7), local, true},
+		{"local, within the local margin", at(LocalRacyMargin-time.Millisecond, 7), local, false},
+		{"local, whole milliseconds", whole(at(LocalRacyMargin+time.Millisecond, 7)), local, false},
+		{"local, whole milliseconds past RacyMargin", whole(at(RacyMargin+time.Millisecond, 7)), local, true},
+		{"another device", at(LocalRacyMargin+time.Millisecond, 8), local, false},
+		{"another device past RacyMargin", at(RacyMargin+time.Millisecond, 8), local, true},
+		{"not local", at(LocalRacyMargin+time.Millisecond, 7), racyRule{now: taken + 1, dev: 7}, false},
+		{"not local past RacyMargin", at(RacyMargin+time.Millisecond, 7), racyRule{now: taken + 1, dev: 7}, true},
+		{"the clock went back", at(RacyMargin+time.Millisecond, 7), racyRule{now: taken - 1, dev: 7, local: true}, false},
+	} {
+		if got := ix.trusts(c.rec, c.rule); got != c.want {
+			t.Errorf("%s: trusts = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestIndexedLocalMargin: on a local file system, files written before a
+// record by more than LocalRacyMargin are trusted by the next walk, as in
+// a render that follows another within a second; elsewhere they are read
+// until RacyMargin has passed.
+func TestIndexedLocalMargin(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tree")
+	want := indexTree()
+	if _, err := WriteIndexed(context.Background(), "", dir, want, Known{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(LocalRacyMargin + 50*time.Millisecond)
+	// This walk reads every file (no record) and records them, taken
+	// LocalRacyMargin after the last write at least.
+	_, ix, err := ReadIndexed(dir, want, Known{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, again, err := ReadIndexed(dir, want, Known{Index: ix, Files: want})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	var sfs unix.Statfs_t
+	if err := unix.Fstatfs(fd, &sfs); err != nil {
+		t.Fatal(err)
+	}
+	switch uint32(sfs.Type) {
+	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.TMPFS_MAGIC, unix.OVERLAYFS_SUPER_MAGIC:
+		if !ix.rule.local {
+			t.Fatalf("the walk did not see %s (file system %#x) as local", dir, sfs.Type)
+		}
+		if again.read != 0 {
+			t.Errorf("read %d files, want none: they are older than the record by LocalRacyMargin", again.read)
+		}
+	default:
+		if again.read != len(want) {
+			t.Errorf("read %d files, want every one (%d): not a local file system (%#x), RacyMargin applies", again.read, len(want), sfs.Type)
+		}
+	}
 }
