@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/wavesmith/wavesmith/internal/outtree"
 )
@@ -270,6 +272,52 @@ func TestDanglingLockSymlink(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(outside, "created-by-lock")); !os.IsNotExist(err) {
 		t.Errorf("the lock's target was created: %v", err)
+	}
+}
+
+// TestRenderWaitsForTheTree: render -o takes the tree's lock before it
+// reads the previous tree (Flux handoffs, the stat record) and keeps it
+// to the write: while another render holds it, render waits (it neither
+// fails nor reads a tree being updated), then writes what the tree then
+// held asks for. check waits the same way.
+func TestRenderWaitsForTheTree(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tree")
+	args := []string{"render", "-q", examples, "--flux", "--tree-path", "tree", "-o", dir}
+	if code, _, stderr := wavesmith(t, "", args...); code != exitOK {
+		t.Fatalf("first render: exit %d: %s", code, stderr)
+	}
+	for _, cmd := range [][]string{args, {"check", examples, "--flux", "--tree-path", "tree", "-o", dir}} {
+		release, err := outtree.WaitLock(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type result struct {
+			code   int
+			stderr string
+		}
+		done := make(chan result, 1)
+		go func() {
+			var out, errb bytes.Buffer
+			code := run(cmd, strings.NewReader(""), &out, &errb)
+			done <- result{code, errb.String()}
+		}()
+		select {
+		case r := <-done:
+			_ = release()
+			t.Fatalf("%s ended while the tree was locked: exit %d: %s", cmd[0], r.code, r.stderr)
+		case <-time.After(500 * time.Millisecond):
+		}
+		if err := release(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case r := <-done:
+			if r.code != exitOK {
+				t.Errorf("%s after the lock was released: exit %d: %s", cmd[0], r.code, r.stderr)
+			}
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("%s did not end after the lock was released", cmd[0])
+		}
 	}
 }
 

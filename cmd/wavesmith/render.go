@@ -149,30 +149,28 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 				f.printWarnings(c, res)
 				return writeStream(c, res, format)
 			}
-			// A render killed while it updated DIR in place left its
-			// journal there: finish it, so that the previous tree (Flux
-			// handoffs) is the one that render wrote.
-			if err := outtree.Finish(c.Context(), out); err != nil {
-				return err
-			}
-			t, err := f.renderTree(c, s, out, false)
+			// The tree's lock is held from before the previous tree is
+			// read (Flux handoffs, the stat record) until the new one is
+			// written: another render's update is waited for, never half
+			// seen. A render killed while it updated DIR in place left
+			// its journal there: Hold finishes it, so that the previous
+			// tree is the one that render wrote.
+			held, err := outtree.Hold(c.Context(), outputAnchor(s, out), out)
 			if err != nil {
 				return err
 			}
-			f.printCached(c, t)
-			if !t.intact {
-				ix, err := outtree.WriteIndexed(c.Context(), outputAnchor(s, out), out, t.files, t.known)
-				if err != nil {
-					return err
-				}
-				t.store(ix)
-			} else {
-				t.store(t.known.Index)
+			t, err := f.renderTree(c, s, out, lockHeld)
+			if err == nil {
+				f.printCached(c, t)
+				err = writeTree(c, held, t)
 			}
-			if !f.quiet {
+			if rerr := held.Release(); err == nil && rerr != nil {
+				err = fmt.Errorf("%w: %s was written, but: %w", outtree.ErrCleanup, out, rerr)
+			}
+			if err == nil && !f.quiet {
 				fmt.Fprintf(c.ErrOrStderr(), "wrote %s: %d objects from %d specs in %d files\n", out, t.objects, t.specs, t.count)
 			}
-			return nil
+			return err
 		},
 	}
 	f.bind(c)
@@ -181,6 +179,21 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 	c.Flags().StringVar(&format, "format", "yaml", "format of the stream: yaml (multi-document) or json (a v1 List)")
 	complete(c, "format", "yaml", "json")
 	return c
+}
+
+// writeTree writes the tree t under the lock held (unless the tree on
+// disk holds it already) and stores it in the tree cache.
+func writeTree(c *cobra.Command, held *outtree.Held, t *tree) error {
+	if t.intact {
+		t.store(t.known.Index)
+		return nil
+	}
+	ix, err := outtree.WriteHeld(c.Context(), held, t.files, t.known)
+	if err != nil {
+		return err
+	}
+	t.store(ix)
+	return nil
 }
 
 // checkFormat refuses a stream format the tree does not take, and -o used
@@ -259,7 +272,7 @@ the record of DIR; Argo CD's description of the cluster; defaults.` + checkExitC
 			}
 			// renderTree returns holding the tree's lock: a render
 			// updating DIR in the meantime is waited for, never half seen.
-			t, err := f.renderTree(c, s, dir, true)
+			t, err := f.renderTree(c, s, dir, lockHere)
 			if err != nil {
 				return err
 			}

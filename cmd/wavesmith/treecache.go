@@ -38,7 +38,7 @@ type tree struct {
 	// check does it under the tree's lock) and its warnings printed
 	// (printCached); a miss prints them as it renders.
 	cached *treecache.Entry
-	// release releases the tree's lock renderTree took (hold).
+	// release releases the tree's lock renderTree took (lockHere).
 	release func() error
 	// store keeps a rendered tree in the cache, with the Index of the
 	// tree on disk (outtree.WriteIndexed, ReadIndexed; nil: none); the
@@ -74,11 +74,13 @@ func (f *renderFlags) printCached(c *cobra.Command, t *tree) {
 // function whose result changes on every call (the next full render
 // would differ). A miss prints its warnings as it renders.
 //
-// With hold (check), the tree's lock is taken before the previous tree is
-// read (the cached tree's reads replayed, or the engines' files made) and
-// held when renderTree returns (tree.release): a render updating DIR in
-// the meantime is waited for, never half seen.
-func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bool) (_ *tree, err error) {
+// The tree's lock is held whenever the previous tree is read (the cached
+// tree's reads replayed, its stat record compared, or the engines' files
+// made), so that a render updating DIR in the meantime is waited for,
+// never half seen: the caller holds it (lockHeld: render -o, which writes
+// under it), or renderTree takes it and returns it held (lockHere: check;
+// tree.release).
+func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, lk treeLocking) (_ *tree, err error) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(argocdplugin.Charts(c.Context(), os.Getenv), s.timeout)
 	defer cancel()
@@ -87,9 +89,9 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 		return nil, err
 	}
 	release := func() error { return nil }
-	locked := false
+	locked := lk == lockHeld
 	lock := func() error {
-		if !hold || locked {
+		if locked {
 			return nil
 		}
 		r, err := outtree.WaitLock(c.Context(), dir)
@@ -110,10 +112,7 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 			return nil, err
 		}
 		if replayPrevious(dir, e) {
-			intact, err := tc.readFiles(c.Context(), dir, e, hold)
-			if err != nil {
-				return nil, err
-			}
+			intact := tc.readFiles(dir, e)
 			if intact || e.Files != nil {
 				treeCacheHits.Add(1)
 				if f.verbose {
@@ -127,9 +126,12 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 			}
 		}
 		// The cached tree read another previous tree, or its files
-		// could not be read: render, outside the lock.
-		_ = release()
-		release, locked = func() error { return nil }, false
+		// could not be read: render, outside the lock unless the caller
+		// holds it.
+		if lk == lockHere {
+			_ = release()
+			release, locked = func() error { return nil }, false
+		}
 	}
 	calls := tmplsandbox.NondeterministicCalls()
 	// The specs whose output the last render of this tree recorded and
@@ -193,6 +195,17 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, hold bo
 	}
 	return t, nil
 }
+
+// treeLocking is who takes the lock of the tree renderTree reads.
+type treeLocking int
+
+const (
+	// lockHeld: the caller holds it (outtree.Hold) and keeps it.
+	lockHeld treeLocking = iota
+	// lockHere: renderTree takes it before the previous tree is read and
+	// returns it held (tree.release).
+	lockHere
+)
 
 // replayPrevious tells whether the reads of the previous tree at dir the
 // GitOps engines made for a cached tree give what they gave then.
@@ -365,25 +378,16 @@ func (t *treeCache) last(resolve treecache.Resolve) func() outtree.Known {
 // readFiles reads the files of the entry e unless the tree at dir holds
 // them, as the record of its files says (outtree.Intact: then the tree
 // need be neither read nor written, and intact is true); checked under
-// the tree's lock, taken here unless held (hold). Files stays nil when
-// they could not be read (a spoiled chunk): the tree is rendered.
-func (t *treeCache) readFiles(ctx context.Context, dir string, e *treecache.Entry, hold bool) (intact bool, err error) {
-	release := func() error { return nil }
-	if !hold {
-		if release, err = outtree.WaitLock(ctx, dir); err != nil {
-			return false, err
-		}
-	}
+// the tree's lock, which the caller holds. Files stays nil when they
+// could not be read (a spoiled chunk): the tree is rendered.
+func (t *treeCache) readFiles(dir string, e *treecache.Entry) (intact bool) {
 	intact = outtree.Intact(dir, e.Tree)
-	if err := release(); err != nil {
-		return false, err
-	}
 	if intact {
 		treesIntact.Add(1)
 	} else {
 		_ = t.c.ReadFiles(t.slot, e, resolver(t.records(), nil))
 	}
-	return intact, nil
+	return intact
 }
 
 // store keeps e; a cache that cannot be written costs the next render

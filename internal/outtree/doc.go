@@ -36,5 +36,6 @@
 // opened with O_NOFOLLOW (a symlink is refused, never followed); a
 // cancelled context (SIGINT, SIGTERM) removes the temporary folder and
 // the lock. ReadLocked reads a tree under the same lock, so check never
-// reads a tree being swapped.
+// reads a tree being swapped; Hold takes it before a render reads the
+// previous tree and keeps it for WriteHeld.
 package outtree

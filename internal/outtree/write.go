@@ -85,6 +85,84 @@ func WriteIn(ctx context.Context, anchor, dir string, files map[string][]byte) e
 // found. The Index returned records every file of the tree, those
 // written included (fstat'd once in place).
 func WriteIndexed(ctx context.Context, anchor, dir string, files map[string][]byte, known Known) (ix *Index, err error) {
+	return writeIndexed(ctx, anchor, dir, files, known, nil)
+}
+
+// Held is the lock of a tree taken by Hold, before a render reads the
+// previous tree, and kept until WriteHeld has written the new one: no
+// other render's update of the tree is half seen in between, and a render
+// started meanwhile waits. Release it when done (it may be called more
+// than once).
+type Held struct {
+	anchor, dir string
+	release     func() error // nil: nothing locked (DIR's parent missing)
+}
+
+// Hold takes the lock of the tree at dir as Write does, waiting for it
+// until ctx ends, then finishes an update a killed render left in dir
+// (as Finish does). anchor is WriteIn's: a parent of dir that leaves it
+// is refused (fsroot.ErrOutsideRoot), and a parent that does not exist
+// yet is not made: then nothing is locked (there is no previous tree to
+// read) and WriteHeld locks as WriteIn does; so where the lock cannot be
+// made (a read-only checkout, as WaitLock).
+func Hold(ctx context.Context, anchor, dir string) (*Held, error) {
+	dir = filepath.Clean(dir)
+	parent, base := filepath.Dir(dir), filepath.Base(dir)
+	h := &Held{anchor: anchor, dir: dir}
+	if anchor != "" {
+		r, err := fsroot.OpenRoot(anchor)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrWrite, err)
+		}
+		_, err = r.Stat(parent)
+		r.Close()
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return h, nil
+		case err != nil:
+			return nil, fmt.Errorf("%w: the output folder's parent: %w", ErrWrite, err)
+		}
+	} else if _, err := os.Stat(parent); errors.Is(err, fs.ErrNotExist) {
+		return h, nil
+	}
+	release, err := lock(ctx, parent, base, true)
+	switch {
+	case errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
+		// As WaitLock: where no lock can be made, no render can be
+		// writing either; a write locks (and fails) as WriteIn does.
+		return h, nil
+	case err != nil:
+		return nil, err
+	}
+	if errs := finish(parent, base); len(errs) > 0 {
+		if rerr := release(); rerr != nil {
+			errs = append(errs, rerr)
+		}
+		return nil, fmt.Errorf("%w: %w", ErrWrite, errors.Join(errs...))
+	}
+	h.release = release
+	return h, nil
+}
+
+// Release releases the lock, if one is held.
+func (h *Held) Release() error {
+	if h == nil || h.release == nil {
+		return nil
+	}
+	release := h.release
+	h.release = nil
+	return release()
+}
+
+// WriteHeld is WriteIndexed of the tree h holds (its anchor and folder),
+// under that lock, which it leaves held.
+func WriteHeld(ctx context.Context, h *Held, files map[string][]byte, known Known) (*Index, error) {
+	return writeIndexed(ctx, h.anchor, h.dir, files, known, h)
+}
+
+// writeIndexed is WriteIndexed; with h holding the lock of dir, it takes
+// none and leaves it held.
+func writeIndexed(ctx context.Context, anchor, dir string, files map[string][]byte, known Known, h *Held) (ix *Index, err error) {
 	if err := checkPaths(files); err != nil {
 		return nil, err
 	}
@@ -96,9 +174,11 @@ func WriteIndexed(ctx context.Context, anchor, dir string, files map[string][]by
 	if err := makeParent(anchor, parent); err != nil {
 		return nil, err
 	}
-	release, err := lock(ctx, parent, base, false)
-	if err != nil {
-		return nil, err
+	release := func() error { return nil }
+	if h == nil || h.release == nil {
+		if release, err = lock(ctx, parent, base, false); err != nil {
+			return nil, err
+		}
 	}
 	var cleanup []error
 	defer func() {
@@ -169,26 +249,17 @@ var TestHookBeforeSwap func(ctx context.Context)
 
 // Finish completes, under the lock of the tree at dir, an in-place update
 // a killed render left in it (MarkerFile), so that the tree is the new
-// one again; a tree without the marker is left as it is. A render calls
-// it before it reads the previous tree (Flux handoffs).
+// one again; a tree without the marker is left as it is. Hold does it
+// too, and keeps the lock.
 func Finish(ctx context.Context, dir string) error {
-	dir = filepath.Clean(dir)
-	parent, base := filepath.Dir(dir), filepath.Base(dir)
 	if _, err := os.Lstat(filepath.Join(dir, MarkerFile)); err != nil {
 		return nil
 	}
-	release, err := lock(ctx, parent, base, true)
+	h, err := Hold(ctx, "", dir)
 	if err != nil {
 		return err
 	}
-	errs := finish(parent, base)
-	if rerr := release(); rerr != nil {
-		errs = append(errs, rerr)
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%w: %w", ErrWrite, errors.Join(errs...))
-	}
-	return nil
+	return h.Release()
 }
 
 // makeParent makes the folder parent below anchor ("" for parent itself)

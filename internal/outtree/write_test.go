@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 )
 
 func entries(t *testing.T, dir string) []string {
@@ -284,6 +286,92 @@ func TestWriteLocked(t *testing.T) {
 	if diff := cmp.Diff([]string{"out"}, entries(t, parent)); diff != "" {
 		t.Errorf("-want +got:\n%s", diff)
 	}
+}
+
+// TestHold: Hold keeps the tree's lock from before the previous tree is
+// read until the new one is written: a Write meanwhile fails with
+// ErrLocked, WriteHeld writes under the lock and leaves it held, Release
+// removes it. With the parent missing nothing is locked and WriteHeld
+// makes it, as WriteIn does; a parent that leaves the anchor is refused
+// before any lock file is made.
+func TestHold(t *testing.T) {
+	ctx := context.Background()
+	files := map[string][]byte{"kustomization.yaml": []byte(Header)}
+	t.Run("held", func(t *testing.T) {
+		parent := t.TempDir()
+		dir := filepath.Join(parent, "out")
+		if err := Write(dir, files); err != nil {
+			t.Fatal(err)
+		}
+		h, err := Hold(ctx, parent, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Write(dir, files); !errors.Is(err, ErrLocked) {
+			t.Fatalf("Write while held: want ErrLocked, got %v", err)
+		}
+		next := map[string][]byte{"kustomization.yaml": []byte(Header + "2\n")}
+		if _, err := WriteHeld(ctx, h, next, Known{}); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{lockName("out"), "out"}, entries(t, parent)); diff != "" {
+			t.Errorf("after WriteHeld, -want +got:\n%s", diff)
+		}
+		if err := h.Release(); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Release(); err != nil {
+			t.Fatalf("a second Release: %v", err)
+		}
+		if diff := cmp.Diff([]string{"out"}, entries(t, parent)); diff != "" {
+			t.Errorf("after Release, -want +got:\n%s", diff)
+		}
+		got, err := Read(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(next, got); diff != "" {
+			t.Errorf("the tree, -want +got:\n%s", diff)
+		}
+	})
+	t.Run("no parent", func(t *testing.T) {
+		base := t.TempDir()
+		dir := filepath.Join(base, "a", "out")
+		h, err := Hold(ctx, base, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := entries(t, base); len(got) != 0 {
+			t.Errorf("Hold made %v", got)
+		}
+		if _, err := WriteHeld(ctx, h, files, Known{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Release(); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{"out"}, entries(t, filepath.Join(base, "a"))); diff != "" {
+			t.Errorf("-want +got:\n%s", diff)
+		}
+	})
+	t.Run("outside the anchor", func(t *testing.T) {
+		base := t.TempDir()
+		anchor, outside := filepath.Join(base, "repo"), filepath.Join(base, "outside")
+		for _, d := range []string{anchor, outside} {
+			if err := os.Mkdir(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Symlink("../outside", filepath.Join(anchor, "link")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Hold(ctx, anchor, filepath.Join(anchor, "link", "out")); !errors.Is(err, fsroot.ErrOutsideRoot) {
+			t.Errorf("want ErrOutsideRoot, got %v", err)
+		}
+		if got := entries(t, outside); len(got) != 0 {
+			t.Errorf("made outside the anchor: %v", got)
+		}
+	})
 }
 
 // TestWriteConcurrent: renders into one folder at once either write a
