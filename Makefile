@@ -128,7 +128,7 @@ unit: fmt-check ## the fast tier: gofmt, go vet, go test -short ./... (no tools,
 test-tools:
 	@$(MAKE) --no-print-directory -j3 --output-sync=target $(TEST_TOOLS) $(STATICCHECK)
 
-test: fmt-check vet test-tools lint ## the full proof: gofmt, go vet, staticcheck, every tool built and required, every test (-race but for the suites that drive binaries; TESTFLAGS=-count=1: no cached results)
+test: fmt-check vet test-tools lint cross ## the full proof: gofmt, go vet, staticcheck, every tool built and required, every test (-race but for the suites that drive binaries; TESTFLAGS=-count=1: no cached results)
 	@set -e; export $(TEST_INPUTS); \
 	echo "== root module (test inputs $${WAVESMITH_TEST_INPUTS:0:12})"; \
 	$(GO) test -race $(TESTFLAGS) $$($(GO) list ./... | grep -vxF "$$($(GO) list $(DRIVER_TESTS))"); \

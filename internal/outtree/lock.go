@@ -34,7 +34,11 @@ func lock(ctx context.Context, parent, base string, wait bool) (release func() e
 	p := filepath.Join(parent, lockName(base))
 	dir := filepath.Join(parent, base)
 	for attempt := 0; ; attempt++ {
-		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+		var f *os.File
+		var err error = syscall.ELOOP
+		if lockOpenFlags != 0 || !isSymlink(p) {
+			f, err = os.OpenFile(p, os.O_RDWR|os.O_CREATE|lockOpenFlags, 0o644)
+		}
 		if errors.Is(err, syscall.ELOOP) {
 			return nil, fmt.Errorf("%w: the lock file %s is a symbolic link: remove it (wavesmith never follows one)", ErrWrite, p)
 		}
@@ -96,4 +100,12 @@ func lock(ctx context.Context, parent, base string, wait bool) (release func() e
 			return nil
 		}, nil
 	}
+}
+
+// isSymlink reports whether p is a symbolic link: where the lock file
+// cannot be opened without following one (lockOpenFlags 0), it is
+// looked at before the open, and a symlink refused.
+func isSymlink(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
 }

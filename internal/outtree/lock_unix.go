@@ -9,6 +9,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// lockOpenFlags: the lock file is never a symlink followed, and opening it
+// never blocks (a FIFO planted in its place).
+const lockOpenFlags = unix.O_NOFOLLOW | unix.O_NONBLOCK
+
 // tryLock takes an exclusive flock on f without waiting.
 func tryLock(f *os.File) error {
 	for {
