@@ -8,6 +8,7 @@ import (
 	"hash/maphash"
 	"maps"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -284,7 +285,13 @@ func (r *reuse) outputKey(gen [sha256.Size]byte, plan *wavePlan, i int) [sha256.
 	h.Write(gen[:])
 	if !staleOutputKeyForTest {
 		need, ok := plan.after(i)
-		keyhash.Field(h, fmt.Sprint(plan.base(i), need, ok))
+		// fmt.Sprint(base, need, ok)'s bytes, without its allocations.
+		var b [48]byte
+		f := strconv.AppendInt(b[:0], int64(plan.base(i)), 10)
+		f = strconv.AppendInt(append(f, ' '), int64(need), 10)
+		f = strconv.AppendBool(append(f, ' '), ok)
+		keyhash.Count(h, len(f))
+		h.Write(f)
 	}
 	var k [sha256.Size]byte
 	h.Sum(k[:0])

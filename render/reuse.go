@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -204,7 +205,7 @@ func (r *reuse) key(g generators.Generator, spec *manifest.Object, opts generato
 	var k [sha256.Size]byte
 	h := sha256.New()
 	h.Write(r.common[:])
-	keyhash.Field(h, fmt.Sprintf("%T", g))
+	keyhash.Field(h, reflect.TypeOf(g).String()) // fmt's %T, without its allocation
 	file := spec.Source.File
 	if !filepath.IsAbs(file) {
 		file = filepath.Join(r.cwd, file)

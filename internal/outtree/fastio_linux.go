@@ -86,6 +86,11 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 		readers[w] = &treeReader{dir: dir, want: want, known: known, wantIsKnown: wantIsKnown, kids: kids}
 		if ws != nil {
 			readers[w].rule = ws.rule
+			// The files the record trusts, shared out: no slice grown
+			// and copied over and over in a tree of tens of thousands.
+			if n := known.Index.count(); n > 0 {
+				readers[w].kept = make([]keptFile, 0, n/len(readers)+n/16)
+			}
 			readers[w].indexed = true
 		}
 	}

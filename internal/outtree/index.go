@@ -438,3 +438,11 @@ func (d *statsDecoder) stats(what string) (map[string]FileStat, []string, []File
 	}
 	return m, order, stats, nil
 }
+
+// count is how many files ix records (0 for none).
+func (ix *Index) count() int {
+	if ix == nil {
+		return 0
+	}
+	return len(ix.Files)
+}
