@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -278,11 +279,11 @@ func TestDanglingLockSymlink(t *testing.T) {
 // TestRenderWaitsForTheTree: render -o takes the tree's lock before it
 // reads the previous tree (Flux handoffs, the stat record) and keeps it
 // to the write: while another render holds it, render waits (it neither
-// fails nor reads a tree being updated), then writes what the tree then
-// held asks for. check waits the same way.
+// fails nor reads a tree being updated), saying for whom, then writes
+// what the tree then held asks for. check waits the same way.
 func TestRenderWaitsForTheTree(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "tree")
-	args := []string{"render", "-q", examples, "--flux", "--tree-path", "tree", "-o", dir}
+	args := []string{"render", examples, "--flux", "--tree-path", "tree", "-o", dir}
 	if code, _, stderr := wavesmith(t, "", args...); code != exitOK {
 		t.Fatalf("first render: exit %d: %s", code, stderr)
 	}
@@ -314,6 +315,9 @@ func TestRenderWaitsForTheTree(t *testing.T) {
 		case r := <-done:
 			if r.code != exitOK {
 				t.Errorf("%s after the lock was released: exit %d: %s", cmd[0], r.code, r.stderr)
+			}
+			if want := fmt.Sprintf("waiting for %s: wavesmith render, pid %d holds it", dir, os.Getpid()); cmd[0] == "render" && !strings.Contains(r.stderr, want) {
+				t.Errorf("render did not say it waits (%q): %s", want, r.stderr)
 			}
 		case <-time.After(2 * time.Minute):
 			t.Fatalf("%s did not end after the lock was released", cmd[0])

@@ -155,7 +155,11 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 			// seen. A render killed while it updated DIR in place left
 			// its journal there: Hold finishes it, so that the previous
 			// tree is the one that render wrote.
-			held, err := outtree.Hold(c.Context(), outputAnchor(s, out), out)
+			held, err := outtree.Hold(c.Context(), outputAnchor(s, out), out, func(holder string) {
+				if !f.quiet {
+					fmt.Fprintf(c.ErrOrStderr(), "waiting for %s: %s holds it (Ctrl-C stops the wait)\n", out, holder)
+				}
+			})
 			if err != nil {
 				return err
 			}

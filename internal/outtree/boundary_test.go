@@ -128,7 +128,7 @@ func TestReadLockedWaits(t *testing.T) {
 	if err := Write(dir, map[string][]byte{"a.yaml": []byte("a: 1\n")}); err != nil {
 		t.Fatal(err)
 	}
-	release, err := lock(context.Background(), root, "out", false)
+	release, err := lock(context.Background(), root, "out", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

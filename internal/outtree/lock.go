@@ -29,8 +29,9 @@ func lockName(base string) string { return "." + base + ".lock" }
 // link is refused, never followed (a dangling one would make us create a
 // file at its target).
 // With wait, a held lock is waited for until ctx ends instead of failing
-// with ErrLocked at once.
-func lock(ctx context.Context, parent, base string, wait bool) (release func() error, err error) {
+// with ErrLocked at once; wait is called once, with the holder, when the
+// lock is found held.
+func lock(ctx context.Context, parent, base string, wait func(holder string)) (release func() error, err error) {
 	p := filepath.Join(parent, lockName(base))
 	dir := filepath.Join(parent, base)
 	for attempt := 0; ; attempt++ {
@@ -50,7 +51,10 @@ func lock(ctx context.Context, parent, base string, wait bool) (release func() e
 			return nil, fmt.Errorf("%w: the lock file %s is not a regular file: remove it", ErrWrite, p)
 		}
 		err = tryLock(f)
-		for wait && errors.Is(err, errBusy) {
+		if wait != nil && errors.Is(err, errBusy) {
+			wait(holderOf(f))
+		}
+		for wait != nil && errors.Is(err, errBusy) {
 			t := time.NewTimer(20 * time.Millisecond)
 			select {
 			case <-ctx.Done():
@@ -62,11 +66,8 @@ func lock(ctx context.Context, parent, base string, wait bool) (release func() e
 			err = tryLock(f)
 		}
 		if err != nil {
-			holder := "another process"
 			if errors.Is(err, errBusy) {
-				if b, _ := io.ReadAll(io.LimitReader(f, 100)); len(strings.TrimSpace(string(b))) > 0 {
-					holder = strings.TrimSpace(string(b))
-				}
+				holder := holderOf(f)
 				f.Close()
 				return nil, fmt.Errorf("%w: %s is being written by %s (lock file %s); try again when it ends", ErrLocked, dir, holder, p)
 			}
@@ -108,4 +109,12 @@ func lock(ctx context.Context, parent, base string, wait bool) (release func() e
 func isSymlink(p string) bool {
 	fi, err := os.Lstat(p)
 	return err == nil && fi.Mode()&os.ModeSymlink != 0
+}
+
+// holderOf is who holds the lock file f, as it says.
+func holderOf(f *os.File) string {
+	if b, _ := io.ReadAll(io.LimitReader(io.NewSectionReader(f, 0, 100), 100)); len(strings.TrimSpace(string(b))) > 0 {
+		return strings.TrimSpace(string(b))
+	}
+	return "another process"
 }

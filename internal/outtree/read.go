@@ -116,7 +116,7 @@ func ReadLocked(ctx context.Context, dir string) (map[string][]byte, error) {
 // be writing there either.
 func WaitLock(ctx context.Context, dir string) (release func() error, err error) {
 	dir = filepath.Clean(dir)
-	release, err = lock(ctx, filepath.Dir(dir), filepath.Base(dir), true)
+	release, err = lock(ctx, filepath.Dir(dir), filepath.Base(dir), func(string) {})
 	switch {
 	case err == nil:
 		return release, nil

@@ -104,8 +104,9 @@ type Held struct {
 // is refused (fsroot.ErrOutsideRoot), and a parent that does not exist
 // yet is not made: then nothing is locked (there is no previous tree to
 // read) and WriteHeld locks as WriteIn does; so where the lock cannot be
-// made (a read-only checkout, as WaitLock).
-func Hold(ctx context.Context, anchor, dir string) (*Held, error) {
+// made (a read-only checkout, as WaitLock). waiting, when not nil, is
+// called once if the lock is held, with its holder, before the wait.
+func Hold(ctx context.Context, anchor, dir string, waiting func(holder string)) (*Held, error) {
 	dir = filepath.Clean(dir)
 	parent, base := filepath.Dir(dir), filepath.Base(dir)
 	h := &Held{anchor: anchor, dir: dir}
@@ -125,7 +126,10 @@ func Hold(ctx context.Context, anchor, dir string) (*Held, error) {
 	} else if _, err := os.Stat(parent); errors.Is(err, fs.ErrNotExist) {
 		return h, nil
 	}
-	release, err := lock(ctx, parent, base, true)
+	if waiting == nil {
+		waiting = func(string) {}
+	}
+	release, err := lock(ctx, parent, base, waiting)
 	switch {
 	case errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
 		// As WaitLock: where no lock can be made, no render can be
@@ -176,7 +180,7 @@ func writeIndexed(ctx context.Context, anchor, dir string, files map[string][]by
 	}
 	release := func() error { return nil }
 	if h == nil || h.release == nil {
-		if release, err = lock(ctx, parent, base, false); err != nil {
+		if release, err = lock(ctx, parent, base, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -255,7 +259,7 @@ func Finish(ctx context.Context, dir string) error {
 	if _, err := os.Lstat(filepath.Join(dir, MarkerFile)); err != nil {
 		return nil
 	}
-	h, err := Hold(ctx, "", dir)
+	h, err := Hold(ctx, "", dir, nil)
 	if err != nil {
 		return err
 	}

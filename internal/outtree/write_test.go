@@ -258,7 +258,7 @@ func TestWriteRestoresFallbackOld(t *testing.T) {
 func TestWriteLocked(t *testing.T) {
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "out")
-	release, err := lock(context.Background(), parent, "out", false)
+	release, err := lock(context.Background(), parent, "out", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func TestHold(t *testing.T) {
 		if err := Write(dir, files); err != nil {
 			t.Fatal(err)
 		}
-		h, err := Hold(ctx, parent, dir)
+		h, err := Hold(ctx, parent, dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -337,7 +337,7 @@ func TestHold(t *testing.T) {
 	t.Run("no parent", func(t *testing.T) {
 		base := t.TempDir()
 		dir := filepath.Join(base, "a", "out")
-		h, err := Hold(ctx, base, dir)
+		h, err := Hold(ctx, base, dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -365,7 +365,7 @@ func TestHold(t *testing.T) {
 		if err := os.Symlink("../outside", filepath.Join(anchor, "link")); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Hold(ctx, anchor, filepath.Join(anchor, "link", "out")); !errors.Is(err, fsroot.ErrOutsideRoot) {
+		if _, err := Hold(ctx, anchor, filepath.Join(anchor, "link", "out"), nil); !errors.Is(err, fsroot.ErrOutsideRoot) {
 			t.Errorf("want ErrOutsideRoot, got %v", err)
 		}
 		if got := entries(t, outside); len(got) != 0 {
