@@ -280,7 +280,7 @@ func TestDanglingLockSymlink(t *testing.T) {
 // reads the previous tree (Flux handoffs, the stat record) and keeps it
 // to the write: while another render holds it, render waits (it neither
 // fails nor reads a tree being updated), saying for whom, then writes
-// what the tree then held asks for. check waits the same way.
+// what the tree then held asks for. check waits the same way, saying so.
 func TestRenderWaitsForTheTree(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "tree")
 	args := []string{"render", examples, "--flux", "--tree-path", "tree", "-o", dir}
@@ -288,7 +288,7 @@ func TestRenderWaitsForTheTree(t *testing.T) {
 		t.Fatalf("first render: exit %d: %s", code, stderr)
 	}
 	for _, cmd := range [][]string{args, {"check", examples, "--flux", "--tree-path", "tree", "-o", dir}} {
-		release, err := outtree.WaitLock(context.Background(), dir)
+		release, err := outtree.WaitLock(context.Background(), dir, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -316,8 +316,8 @@ func TestRenderWaitsForTheTree(t *testing.T) {
 			if r.code != exitOK {
 				t.Errorf("%s after the lock was released: exit %d: %s", cmd[0], r.code, r.stderr)
 			}
-			if want := fmt.Sprintf("waiting for %s: wavesmith render, pid %d holds it", dir, os.Getpid()); cmd[0] == "render" && !strings.Contains(r.stderr, want) {
-				t.Errorf("render did not say it waits (%q): %s", want, r.stderr)
+			if want := fmt.Sprintf("waiting for %s: wavesmith render, pid %d holds it", dir, os.Getpid()); !strings.Contains(r.stderr, want) {
+				t.Errorf("%s did not say it waits (%q): %s", cmd[0], want, r.stderr)
 			}
 		case <-time.After(2 * time.Minute):
 			t.Fatalf("%s did not end after the lock was released", cmd[0])

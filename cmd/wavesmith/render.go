@@ -155,11 +155,7 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 			// seen. A render killed while it updated DIR in place left
 			// its journal there: Hold finishes it, so that the previous
 			// tree is the one that render wrote.
-			held, err := outtree.Hold(c.Context(), outputAnchor(s, out), out, func(holder string) {
-				if !f.quiet {
-					fmt.Fprintf(c.ErrOrStderr(), "waiting for %s: %s holds it (Ctrl-C stops the wait)\n", out, holder)
-				}
-			})
+			held, err := outtree.Hold(c.Context(), outputAnchor(s, out), out, f.waiting(c, out))
 			if err != nil {
 				return err
 			}
@@ -183,6 +179,15 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 	c.Flags().StringVar(&format, "format", "yaml", "format of the stream: yaml (multi-document) or json (a v1 List)")
 	complete(c, "format", "yaml", "json")
 	return c
+}
+
+// waiting says, unless quiet, that the tree at dir is waited for.
+func (f *renderFlags) waiting(c *cobra.Command, dir string) func(holder string) {
+	return func(holder string) {
+		if !f.quiet {
+			fmt.Fprintf(c.ErrOrStderr(), "waiting for %s: %s holds it (Ctrl-C stops the wait)\n", dir, holder)
+		}
+	}
 }
 
 // writeTree writes the tree t under the lock held (unless the tree on

@@ -94,7 +94,7 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, lk tree
 		if locked {
 			return nil
 		}
-		r, err := outtree.WaitLock(c.Context(), dir)
+		r, err := outtree.WaitLock(c.Context(), dir, f.waiting(c, dir))
 		if err != nil {
 			return err
 		}

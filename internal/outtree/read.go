@@ -98,7 +98,7 @@ func readPortable(dir string) (map[string][]byte, error) {
 
 // ReadLocked is Read under WaitLock.
 func ReadLocked(ctx context.Context, dir string) (map[string][]byte, error) {
-	release, err := WaitLock(ctx, dir)
+	release, err := WaitLock(ctx, dir, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -113,10 +113,14 @@ func ReadLocked(ctx context.Context, dir string) (map[string][]byte, error) {
 // it until ctx ends, so that a check never reads a tree a render is
 // swapping. Where the lock cannot be made (a read-only checkout, a
 // missing parent) it returns a release that does nothing: no render can
-// be writing there either.
-func WaitLock(ctx context.Context, dir string) (release func() error, err error) {
+// be writing there either. waiting, when not nil, is called once if the
+// lock is held, with its holder, before the wait.
+func WaitLock(ctx context.Context, dir string, waiting func(holder string)) (release func() error, err error) {
 	dir = filepath.Clean(dir)
-	release, err = lock(ctx, filepath.Dir(dir), filepath.Base(dir), func(string) {})
+	if waiting == nil {
+		waiting = func(string) {}
+	}
+	release, err = lock(ctx, filepath.Dir(dir), filepath.Base(dir), waiting)
 	switch {
 	case err == nil:
 		return release, nil
