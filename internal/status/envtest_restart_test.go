@@ -100,7 +100,7 @@ func TestRestartWritesNothing(t *testing.T) {
 	// A write the API server refused (409: the cache had not seen the
 	// first write yet when a child event reconciled the spec again)
 	// changed nothing.
-	if w, own, refused := d.writes.total.Load(), d.writes.of(kaotoPath(ns, name(0))), d.writes.conflicts.Load(); w-refused != 1 || own-int(refused) != 1 {
+	if w, own, refused := d.writes.snapshot(kaotoPath(ns, name(0))); w-refused != 1 || own-refused != 1 {
 		t.Errorf("after a restart over one changed spec: %d status writes (%d refused), %d of it; want 1 accepted, of it", w, refused, own)
 	}
 }

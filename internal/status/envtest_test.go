@@ -111,6 +111,10 @@ func zapLevel() int8 {
 
 // writeCounter counts status writes (PUT or PATCH on .../status), in all
 // and by object (the request path without /status).
+//
+// A write is counted once its answer is in (a write in flight is not
+// counted yet), total, conflicts and byObject together under mu, so that
+// counts (snapshot) never show a write without its answer.
 type writeCounter struct {
 	total     atomic.Int64
 	conflicts atomic.Int64 // of total, refused for a stale resourceVersion (409)
@@ -119,14 +123,25 @@ type writeCounter struct {
 	byObject  map[string]int
 }
 
-func (w *writeCounter) add(path string) {
-	w.total.Add(1)
+func (w *writeCounter) add(path string, conflict bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.total.Add(1)
+	if conflict {
+		w.conflicts.Add(1)
+	}
 	if w.byObject == nil {
 		w.byObject = map[string]int{}
 	}
 	w.byObject[strings.TrimSuffix(path, "/status")]++
+}
+
+// snapshot returns, at one moment, the writes, those of the object at
+// path, and the writes refused (409).
+func (w *writeCounter) snapshot(path string) (total, own, refused int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.total.Load(), int64(w.byObject[path]), w.conflicts.Load()
 }
 
 // of returns the status writes of one object, by its API path.
@@ -146,13 +161,10 @@ func countingConfig(cfg *rest.Config, counter *writeCounter) *rest.Config {
 	c.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			if (r.Method == http.MethodPut || r.Method == http.MethodPatch) && strings.HasSuffix(r.URL.Path, "/status") {
-				counter.add(r.URL.Path)
 				start := time.Now()
-				defer func() { counter.nanos.Add(int64(time.Since(start))) }()
 				resp, err := rt.RoundTrip(r)
-				if err == nil && resp.StatusCode == http.StatusConflict {
-					counter.conflicts.Add(1)
-				}
+				counter.nanos.Add(int64(time.Since(start)))
+				counter.add(r.URL.Path, err == nil && resp.StatusCode == http.StatusConflict)
 				return resp, err
 			}
 			return rt.RoundTrip(r)
