@@ -107,8 +107,10 @@ type Held struct {
 // made (a read-only checkout, as WaitLock). waiting, when not nil, is
 // called once if the lock is held, with its holder, before the wait.
 func Hold(ctx context.Context, anchor, dir string, waiting func(holder string)) (*Held, error) {
-	dir = filepath.Clean(dir)
-	parent, base := filepath.Dir(dir), filepath.Base(dir)
+	dir, parent, base, err := splitOutput(dir)
+	if err != nil {
+		return nil, err
+	}
 	h := &Held{anchor: anchor, dir: dir}
 	if anchor != "" {
 		r, err := fsroot.OpenRoot(anchor)
@@ -148,6 +150,17 @@ func Hold(ctx context.Context, anchor, dir string, waiting func(holder string)) 
 	return h, nil
 }
 
+// splitOutput cleans the output folder dir and splits it into its parent
+// and name, refusing a dir that names no folder to create or replace.
+func splitOutput(dir string) (clean, parent, base string, err error) {
+	clean = filepath.Clean(dir)
+	parent, base = filepath.Dir(clean), filepath.Base(clean)
+	if base == "." || base == ".." || base == string(filepath.Separator) {
+		return "", "", "", fmt.Errorf("%w: %s cannot be an output folder: name a folder to create or replace", ErrWrite, clean)
+	}
+	return clean, parent, base, nil
+}
+
 // Release releases the lock, if one is held.
 func (h *Held) Release() error {
 	if h == nil || h.release == nil {
@@ -170,10 +183,9 @@ func writeIndexed(ctx context.Context, anchor, dir string, files map[string][]by
 	if err := checkPaths(files); err != nil {
 		return nil, err
 	}
-	dir = filepath.Clean(dir)
-	parent, base := filepath.Dir(dir), filepath.Base(dir)
-	if base == "." || base == ".." || base == string(filepath.Separator) {
-		return nil, fmt.Errorf("%w: %s cannot be an output folder: name a folder to create or replace", ErrWrite, dir)
+	dir, parent, base, err := splitOutput(dir)
+	if err != nil {
+		return nil, err
 	}
 	if err := makeParent(anchor, parent); err != nil {
 		return nil, err

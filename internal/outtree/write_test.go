@@ -354,6 +354,18 @@ func TestHold(t *testing.T) {
 			t.Errorf("-want +got:\n%s", diff)
 		}
 	})
+	t.Run("no folder named", func(t *testing.T) {
+		base := t.TempDir()
+		t.Chdir(filepath.Join(base))
+		for _, dir := range []string{".", "..", "a/.."} {
+			if _, err := Hold(ctx, "", dir, nil); !errors.Is(err, ErrWrite) || !strings.Contains(err.Error(), "cannot be an output folder") {
+				t.Errorf("Hold(%q) = %v, want ErrWrite: cannot be an output folder", dir, err)
+			}
+		}
+		if got := entries(t, base); len(got) != 0 {
+			t.Errorf("Hold made %v", got)
+		}
+	})
 	t.Run("outside the anchor", func(t *testing.T) {
 		base := t.TempDir()
 		anchor, outside := filepath.Join(base, "repo"), filepath.Join(base, "outside")
