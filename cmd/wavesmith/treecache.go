@@ -200,11 +200,12 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, lk tree
 type treeLocking int
 
 const (
+	// lockHere (the zero value: never read the tree unlocked):
+	// renderTree takes it before the previous tree is read and returns it
+	// held (tree.release).
+	lockHere treeLocking = iota
 	// lockHeld: the caller holds it (outtree.Hold) and keeps it.
-	lockHeld treeLocking = iota
-	// lockHere: renderTree takes it before the previous tree is read and
-	// returns it held (tree.release).
-	lockHere
+	lockHeld
 )
 
 // replayPrevious tells whether the reads of the previous tree at dir the

@@ -254,6 +254,17 @@ func walkRule(fd int, now int64) racyRule {
 	return rule
 }
 
+// statRegular is the lstat identity of name below the folder open as fd
+// when it is a regular file of at most fsroot.MaxFileSize bytes (ok);
+// anything else is read, and refused or compared, the careful way.
+func statRegular(fd int, name string) (id FileStat, ok bool) {
+	var st unix.Stat_t
+	if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > fsroot.MaxFileSize {
+		return FileStat{}, false
+	}
+	return fileStat(&st), true
+}
+
 // fileStat is the identity of st.
 func fileStat(st *unix.Stat_t) FileStat {
 	return FileStat{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: uint64(st.Dev), Mode: st.Mode}
@@ -355,13 +366,12 @@ func (r *treeReader) trusted(fd int, rel, p string, depth int) bool {
 	}
 	for i, f := range k.files {
 		w, wanted := r.want[f]
-		if !wanted || unix.Fstatat(fd, rel+f[len(p):], &st, unix.AT_SYMLINK_NOFOLLOW) != nil ||
-			st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > fsroot.MaxFileSize {
+		if !wanted {
 			return undo()
 		}
 		// The identity the record gave the folder's file: no lookup.
-		id := fileStat(&st)
-		if !r.known.matches(f, id, k.stats[i], w, r.wantIsKnown, r.rule) {
+		id, ok := statRegular(fd, rel+f[len(p):])
+		if !ok || !r.known.matches(f, id, k.stats[i], w, r.wantIsKnown, r.rule) {
 			return undo()
 		}
 		r.kept = append(r.kept, keptFile{f, w, id})
@@ -407,10 +417,8 @@ func (r *treeReader) entry(fd int, e dirent, depth int) (whole bool, err error) 
 			// wanted is not opened. fstatat does not follow a symlink
 			// planted since the listing; anything but a regular file is
 			// read below, which refuses it as Read does.
-			var st unix.Stat_t
-			if w, ok := r.want[p]; ok && unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil &&
-				st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size <= fsroot.MaxFileSize {
-				if id := fileStat(&st); r.known.unchanged(p, id, w, r.wantIsKnown, r.rule) {
+			if w, ok := r.want[p]; ok {
+				if id, ok := statRegular(fd, e.name); ok && r.known.unchanged(p, id, w, r.wantIsKnown, r.rule) {
 					r.kept = append(r.kept, keptFile{p, w, id})
 					return true, nil
 				}

@@ -111,6 +111,13 @@ func isSymlink(p string) bool {
 	return err == nil && fi.Mode()&os.ModeSymlink != 0
 }
 
+// cannotLock reports whether err says the lock file cannot be made there
+// (a read-only checkout, a folder not ours to write): no render can be
+// writing there either, so a reader goes on without the lock.
+func cannotLock(err error) bool {
+	return errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM)
+}
+
 // holderOf is who holds the lock file f, as it says.
 func holderOf(f *os.File) string {
 	if b, _ := io.ReadAll(io.LimitReader(io.NewSectionReader(f, 0, 100), 100)); len(strings.TrimSpace(string(b))) > 0 {

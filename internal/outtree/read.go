@@ -124,7 +124,7 @@ func WaitLock(ctx context.Context, dir string, waiting func(holder string)) (rel
 	switch {
 	case err == nil:
 		return release, nil
-	case errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM), errors.Is(err, fs.ErrNotExist):
+	case cannotLock(err), errors.Is(err, fs.ErrNotExist):
 		return func() error { return nil }, nil
 	}
 	return nil, err

@@ -133,9 +133,8 @@ func Hold(ctx context.Context, anchor, dir string, waiting func(holder string)) 
 	}
 	release, err := lock(ctx, parent, base, waiting)
 	switch {
-	case errors.Is(err, syscall.EROFS), errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
-		// As WaitLock: where no lock can be made, no render can be
-		// writing either; a write locks (and fails) as WriteIn does.
+	case cannotLock(err):
+		// As WaitLock: a write locks (and fails) as WriteIn does.
 		return h, nil
 	case err != nil:
 		return nil, err
