@@ -109,6 +109,21 @@ fmt-check:
 	@files=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './bin/*')); \
 	if [ -n "$$files" ]; then echo "gofmt would change: $$files"; exit 1; fi
 
+# No binary is committed (a `go build ./cmd/wavesmith` without -o leaves
+# one at the top, and `git add -A` takes it): every tracked file is at most
+# 1 MiB and none starts as an executable or archive does (ELF, Mach-O, PE,
+# ar). Outside a git checkout there is nothing tracked to check.
+.PHONY: tracked-check
+tracked-check:
+	@bad=$$(git ls-files -z 2>/dev/null | xargs -0 -r sh -c 'for f; do \
+		[ -f "$$f" ] || continue; \
+		if [ $$(wc -c < "$$f") -gt 1048576 ]; then echo "$$f (over 1 MiB)"; continue; fi; \
+		case $$(head -c 4 "$$f" | od -An -tx1 | tr -d " \n") in \
+		7f454c46|cffaedfe|cefaedfe|feedfacf|feedface|cafebabe|213c6172) echo "$$f (an executable or archive)";; \
+		4d5a*) echo "$$f (an executable or archive)";; \
+		esac; done' sh); \
+	if [ -n "$$bad" ]; then echo "tracked files that look built, not written (git rm --cached them):"; echo "$$bad"; exit 1; fi
+
 .PHONY: vet
 vet:
 	$(GO) vet ./...
@@ -117,7 +132,7 @@ vet:
 # (go test -short: every test that runs a tool or a control plane skips),
 # no tools to build, no -race. make test is the full proof.
 .PHONY: unit
-unit: fmt-check ## the fast tier: gofmt, go vet, go test -short ./... (no tools, no -race; make test is the full proof)
+unit: fmt-check tracked-check ## the fast tier: gofmt, go vet, go test -short ./... (no tools, no -race; make test is the full proof)
 	$(GO) vet ./...
 	WAVESMITH_REQUIRE_TOOLS= $(GO) test -short $(TESTFLAGS) ./...
 
@@ -128,7 +143,7 @@ unit: fmt-check ## the fast tier: gofmt, go vet, go test -short ./... (no tools,
 test-tools:
 	@$(MAKE) --no-print-directory -j3 --output-sync=target $(TEST_TOOLS) $(STATICCHECK)
 
-test: fmt-check vet test-tools lint cross ## the full proof: gofmt, go vet, staticcheck, every tool built and required, every test (-race but for the suites that drive binaries; TESTFLAGS=-count=1: no cached results)
+test: fmt-check tracked-check vet test-tools lint cross ## the full proof: gofmt, go vet, staticcheck, every tool built and required, every test (-race but for the suites that drive binaries; TESTFLAGS=-count=1: no cached results)
 	@set -e; export $(TEST_INPUTS); \
 	echo "== root module (test inputs $${WAVESMITH_TEST_INPUTS:0:12})"; \
 	$(GO) test -race $(TESTFLAGS) $$($(GO) list ./... | grep -vxF "$$($(GO) list $(DRIVER_TESTS))"); \
