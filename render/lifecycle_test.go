@@ -485,6 +485,37 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// TestCheckAsRender: Check reports what Render reports of the same
+// objects, word for word: a spec without a namespace named with the
+// render's (as the CLI and the KRM function report a spec's errors beside
+// another file's that could not be read).
+func TestCheckAsRender(t *testing.T) {
+	for name, doc := range map[string]string{
+		"kaoto":     "apiVersion: designer.kaoto.io/v1alpha1\nkind: Kaoto\nmetadata: {name: shop}\nspec: {image: \"UPPER CASE:bad\"}\n",
+		"component": "apiVersion: wavesmith.io/v1alpha1\nkind: Component\nmetadata:\n  name: App_1\n  annotations: {wavesmith.io/update-policy: apply}\nspec:\n  wave: \"1\"\n  source: {chart: {path: chart}}\n",
+		"unserved":  "apiVersion: wavesmith.io/v1alpha1\nkind: Kaoto\nmetadata: {name: shop}\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			decode := func() []*manifest.Object {
+				objs, err := manifest.Decode(name+".yaml", []byte(doc))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return objs
+			}
+			opts := Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry(), Namespace: "team"}
+			_, rerr := Render(context.Background(), decode(), opts)
+			cerr := Check(decode(), opts)
+			if rerr == nil || cerr == nil {
+				t.Fatalf("Render: %v; Check: %v; want both to fail", rerr, cerr)
+			}
+			if diff := cmp.Diff(rerr.Error(), cerr.Error()); diff != "" {
+				t.Errorf("-Render +Check:\n%s", diff)
+			}
+		})
+	}
+}
+
 func flattenErrors(err error) []error {
 	var es manifest.Errors
 	if errors.As(err, &es) {

@@ -104,13 +104,7 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	if err != nil {
 		return nil, err
 	}
-	var inputs []*manifest.Object
-	for _, o := range objs {
-		if v, _ := o.Annotation(localConfig); v == "true" {
-			continue
-		}
-		inputs = append(inputs, o)
-	}
+	inputs := rendered(objs)
 	if len(inputs) == 0 {
 		return nil, fmt.Errorf("%w: refusing to render nothing (an empty render would make a pruning applier delete everything)", ErrEmptyInput)
 	}
@@ -252,6 +246,10 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 // spec's own fields: generators.Checker) and returns every error, sorted.
 // It renders nothing: a door calls it on the objects of the files that
 // were read fine when others were not, so that one run reports both.
+//
+// Each object is checked as Render checks it (checkOne: a spec with its
+// namespace set, so that its errors name it as Render's do), and may be
+// changed as Render changes it.
 func Check(objs []*manifest.Object, opts Options) error {
 	opts, err := opts.normalize()
 	if err != nil {
@@ -259,24 +257,24 @@ func Check(objs []*manifest.Object, opts Options) error {
 	}
 	var errs []error
 	srv := newServed(opts.Generators)
+	for _, o := range rendered(objs) {
+		c := checkOne(o, srv, &opts)
+		errs = append(errs, c.served, c.inErr, c.specErr)
+	}
+	return sortedJoin(errs)
+}
+
+// rendered is objs but those marked local config (the kustomize and kpt
+// annotation), which are never rendered.
+func rendered(objs []*manifest.Object) []*manifest.Object {
+	var in []*manifest.Object
 	for _, o := range objs {
 		if v, _ := o.Annotation(localConfig); v == "true" {
 			continue
 		}
-		if err := srv.check(o); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		_, err := checkInput(o, opts.Engines)
-		errs = append(errs, err)
-		if g, ok := opts.Generators.Lookup(o); ok {
-			if c, ok := g.(generators.Checker); ok {
-				_, err := c.Check(o)
-				errs = append(errs, err)
-			}
-		}
+		in = append(in, o)
 	}
-	return sortedJoin(errs)
+	return in
 }
 
 // inputChecked is what checkOne found of an input: an error when its
