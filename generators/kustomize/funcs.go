@@ -98,32 +98,7 @@ func (j *job) funcs(set *template.Template, b *tmplsandbox.Budget) (template.Fun
 	f["lookup"] = func(apiVersion, kind, namespace, name string) map[string]any { return map[string]any{} }
 	// include and tpl render into bounded buffers; the templates they
 	// run count their nesting (see tmplsandbox.Budget.Instrument).
-	f["include"] = func(name string, data any) (string, error) {
-		w := b.Value()
-		if err := set.ExecuteTemplate(w, name, data); err != nil {
-			return "", err
-		}
-		return string(bytes.ReplaceAll(w.Bytes(), noValue, nil)), nil
-	}
-	f["tpl"] = func(text string, data any) (string, error) {
-		if err := b.EnterTpl(); err != nil {
-			return "", err
-		}
-		defer b.LeaveTpl()
-		t, err := set.Clone()
-		if err != nil {
-			return "", err
-		}
-		if t, err = t.New("<tpl>").Parse(text); err != nil {
-			return "", err
-		}
-		b.Instrument(t)
-		w := b.Value()
-		if err := t.Execute(w, data); err != nil {
-			return "", err
-		}
-		return string(bytes.ReplaceAll(w.Bytes(), noValue, nil)), nil
-	}
+	b.Nested(f, set, func(out []byte) []byte { return bytes.ReplaceAll(out, noValue, nil) })
 	b.Guard(f)
 	return f, nil
 }

@@ -201,6 +201,45 @@ func (b *Budget) EnterTpl() error {
 // LeaveTpl ends a tpl call EnterTpl counted.
 func (b *Budget) LeaveTpl() { b.tplDepth-- }
 
+// Nested sets fm's include and tpl for the templates of set: each renders
+// into a bounded buffer (Value); tpl counts its nesting (EnterTpl) and
+// instruments the template it parses. clean, when not nil, is applied to
+// what they return (a kustomization's templates drop "<no value>").
+func (b *Budget) Nested(fm template.FuncMap, set *template.Template, clean func([]byte) []byte) {
+	result := func(w *Writer) string {
+		if clean != nil {
+			return string(clean(w.Bytes()))
+		}
+		return string(w.Bytes())
+	}
+	fm["include"] = func(name string, data any) (string, error) {
+		w := b.Value()
+		if err := set.ExecuteTemplate(w, name, data); err != nil {
+			return "", err
+		}
+		return result(w), nil
+	}
+	fm["tpl"] = func(text string, data any) (string, error) {
+		if err := b.EnterTpl(); err != nil {
+			return "", err
+		}
+		defer b.LeaveTpl()
+		t, err := set.Clone()
+		if err != nil {
+			return "", err
+		}
+		if t, err = t.New("<tpl>").Parse(text); err != nil {
+			return "", err
+		}
+		b.Instrument(t)
+		w := b.Value()
+		if err := t.Execute(w, data); err != nil {
+			return "", err
+		}
+		return result(w), nil
+	}
+}
+
 // Writer collects what a template writes within a limit; it counts and
 // drops Instrument's marks.
 type Writer struct {

@@ -14,28 +14,7 @@ func render(ctx context.Context, lim Limits, text string) (string, *Budget, erro
 	b := New(ctx, lim)
 	set := template.New("t").Option("missingkey=zero")
 	fm := Funcs()
-	fm["include"] = func(name string, data any) (string, error) {
-		w := b.Value()
-		err := set.ExecuteTemplate(w, name, data)
-		return string(w.Bytes()), err
-	}
-	fm["tpl"] = func(text string, data any) (string, error) {
-		if err := b.EnterTpl(); err != nil {
-			return "", err
-		}
-		defer b.LeaveTpl()
-		t, err := set.Clone()
-		if err != nil {
-			return "", err
-		}
-		if t, err = t.New("<tpl>").Parse(text); err != nil {
-			return "", err
-		}
-		b.Instrument(t)
-		w := b.Value()
-		err = t.Execute(w, data)
-		return string(w.Bytes()), err
-	}
+	b.Nested(fm, set, nil)
 	b.Guard(fm)
 	set.Funcs(fm)
 	if _, err := set.Parse(text); err != nil {
