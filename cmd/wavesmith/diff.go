@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -287,14 +286,5 @@ func comparing(p *progress) func(done, total int) {
 	if p.w == nil {
 		return nil
 	}
-	return func(done, total int) {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		now := time.Now()
-		if now.Sub(p.start) < time.Second || now.Sub(p.last) < 200*time.Millisecond && done < total {
-			return
-		}
-		p.last, p.printed = now, true
-		fmt.Fprintf(p.w, "\rcomparing: %d/%d objects", done, total)
-	}
+	return func(done, total int) { p.report("comparing", "objects", done, total) }
 }

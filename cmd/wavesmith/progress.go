@@ -34,7 +34,11 @@ func newProgress(c *cobra.Command, quiet bool) *progress {
 	return p
 }
 
-func (p *progress) update(done, total int) {
+func (p *progress) update(done, total int) { p.report("rendering", "specs", done, total) }
+
+// report prints "doing: done/total things" over the line before, at most
+// five times a second, once the work has taken a second.
+func (p *progress) report(doing, things string, done, total int) {
 	if p.w == nil {
 		return
 	}
@@ -45,7 +49,7 @@ func (p *progress) update(done, total int) {
 		return
 	}
 	p.last, p.printed = now, true
-	fmt.Fprintf(p.w, "\rrendering: %d/%d specs", done, total)
+	fmt.Fprintf(p.w, "\r%s: %d/%d %s", doing, done, total, things)
 }
 
 func (p *progress) done() {
