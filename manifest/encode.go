@@ -262,16 +262,21 @@ func (e *encoder) valueAfterKey(key string, v any, indent int, o *orders) {
 			return
 		}
 		e.buf.writeByte('\n')
-		e.sequence(t, indent, key, o)
+		e.sequence(t, indent, key, o, false)
 	default:
 		e.buf.writeByte(' ')
 		e.scalar(v, indent)
 	}
 }
 
-func (e *encoder) sequence(s []any, indent int, key string, o *orders) {
-	for _, v := range s {
-		e.indent(indent)
+// sequence writes the items of s, each on a line of its own at indent,
+// but the first when onDash: a nested sequence starts on the line of the
+// dash that holds it.
+func (e *encoder) sequence(s []any, indent int, key string, o *orders, onDash bool) {
+	for i, v := range s {
+		if i > 0 || !onDash {
+			e.indent(indent)
+		}
 		e.buf.WriteString("- ")
 		switch t := v.(type) {
 		case map[string]any:
@@ -284,32 +289,7 @@ func (e *encoder) sequence(s []any, indent int, key string, o *orders) {
 				e.buf.WriteString("[]\n")
 				continue
 			}
-			// A nested sequence starts on the dash's line.
-			e.nestedSequence(t, indent+2, key, o)
-		default:
-			e.scalar(v, indent+2)
-		}
-	}
-}
-
-func (e *encoder) nestedSequence(s []any, indent int, key string, o *orders) {
-	for i, v := range s {
-		if i > 0 {
-			e.indent(indent)
-		}
-		e.buf.WriteString("- ")
-		switch t := v.(type) {
-		case map[string]any:
-			e.mapping(t, indent+2, key, o)
-			if o == nil {
-				o = e.orders[key]
-			}
-		case []any:
-			if len(t) == 0 {
-				e.buf.WriteString("[]\n")
-				continue
-			}
-			e.nestedSequence(t, indent+2, key, o)
+			e.sequence(t, indent+2, key, o, true)
 		default:
 			e.scalar(v, indent+2)
 		}
