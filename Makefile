@@ -115,7 +115,7 @@ fmt-check:
 # ar). Outside a git checkout there is nothing tracked to check.
 .PHONY: tracked-check
 tracked-check:
-	@bad=$$(git ls-files -z 2>/dev/null | xargs -0 -r sh -c 'for f; do \
+	@bad=$$(git ls-files -z 2>/dev/null | xargs -0 sh -c 'for f; do \
 		[ -f "$$f" ] || continue; \
 		if [ $$(wc -c < "$$f") -gt 1048576 ]; then echo "$$f (over 1 MiB)"; continue; fi; \
 		case $$(head -c 4 "$$f" | od -An -tx1 | tr -d " \n") in \
