@@ -289,9 +289,7 @@ func (r *reuse) outputKey(gen [sha256.Size]byte, plan *wavePlan, i int) [sha256.
 		var b [48]byte
 		f := strconv.AppendInt(b[:0], int64(plan.base(i)), 10)
 		f = strconv.AppendInt(append(f, ' '), int64(need), 10)
-		f = strconv.AppendBool(append(f, ' '), ok)
-		keyhash.Count(h, len(f))
-		h.Write(f)
+		keyhash.Bytes(h, strconv.AppendBool(append(f, ' '), ok))
 	}
 	var k [sha256.Size]byte
 	h.Sum(k[:0])

@@ -17,6 +17,12 @@ func Field(h hash.Hash, s string) {
 	h.Write([]byte(s))
 }
 
+// Bytes writes b with its length, as Field writes a string.
+func Bytes(h hash.Hash, b []byte) {
+	Count(h, len(b))
+	h.Write(b)
+}
+
 // Count writes n as 8 bytes.
 func Count(h hash.Hash, n int) {
 	var b [8]byte

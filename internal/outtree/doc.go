@@ -8,7 +8,7 @@
 // those no longer produced, under a journal (MarkerFile) renamed into the
 // tree as its commit point: a kill leaves the old tree, the new one, or a
 // tree holding the journal, which Read and OpenFS refuse (ErrInterrupted)
-// and the next Write (or Finish) completes. Everything goes through
+// and the next Write (or Hold) completes. Everything goes through
 // descriptors that never leave the folder: a new tree is written by
 // several writers, each folder made and opened (O_NOFOLLOW) below its
 // parent's descriptor and handed to the writers at once, each file

@@ -103,6 +103,15 @@ func lock(ctx context.Context, parent, base string, wait func(holder string)) (r
 	}
 }
 
+// silentIfNil is waiting, or a waiting that says nothing: lock waits for
+// a held lock only when given one.
+func silentIfNil(waiting func(holder string)) func(holder string) {
+	if waiting == nil {
+		return func(string) {}
+	}
+	return waiting
+}
+
 // isSymlink reports whether p is a symbolic link: where the lock file
 // cannot be opened without following one (lockOpenFlags 0), it is
 // looked at before the open, and a symlink refused.
@@ -120,7 +129,7 @@ func cannotLock(err error) bool {
 
 // holderOf is who holds the lock file f, as it says.
 func holderOf(f *os.File) string {
-	if b, _ := io.ReadAll(io.LimitReader(io.NewSectionReader(f, 0, 100), 100)); len(strings.TrimSpace(string(b))) > 0 {
+	if b, _ := io.ReadAll(io.NewSectionReader(f, 0, 100)); len(strings.TrimSpace(string(b))) > 0 {
 		return strings.TrimSpace(string(b))
 	}
 	return "another process"

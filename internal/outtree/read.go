@@ -117,10 +117,7 @@ func ReadLocked(ctx context.Context, dir string) (map[string][]byte, error) {
 // lock is held, with its holder, before the wait.
 func WaitLock(ctx context.Context, dir string, waiting func(holder string)) (release func() error, err error) {
 	dir = filepath.Clean(dir)
-	if waiting == nil {
-		waiting = func(string) {}
-	}
-	release, err = lock(ctx, filepath.Dir(dir), filepath.Base(dir), waiting)
+	release, err = lock(ctx, filepath.Dir(dir), filepath.Base(dir), silentIfNil(waiting))
 	switch {
 	case err == nil:
 		return release, nil

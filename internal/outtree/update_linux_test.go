@@ -1,7 +1,6 @@
 package outtree
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -151,7 +150,7 @@ func TestUpdateInterrupted(t *testing.T) {
 		if _, err := OpenFS(dir); !errors.Is(err, ErrInterrupted) {
 			t.Errorf("done %d: OpenFS of an interrupted tree: %v, want ErrInterrupted", done, err)
 		}
-		if err := Finish(context.Background(), dir); err != nil {
+		if err := finishHeld(t, dir); err != nil {
 			t.Fatal(err)
 		}
 		got, err := Read(dir)

@@ -50,7 +50,7 @@ const MaxSegment = 255
 // removed; unchanged files keep their inode and mtime, and a render that
 // changes nothing writes nothing. A kill leaves either the previous tree,
 // the new one, or a tree holding MarkerFile: Read and OpenFS refuse that
-// one (ErrInterrupted) and the next Write (or Finish) completes the
+// one (ErrInterrupted) and the next Write (or Hold) completes the
 // update it describes first.
 //
 // Write holds a lock beside dir (.<name>.lock) while it works, so two
@@ -100,7 +100,8 @@ type Held struct {
 
 // Hold takes the lock of the tree at dir as Write does, waiting for it
 // until ctx ends, then finishes an update a killed render left in dir
-// (as Finish does). anchor is WriteIn's: a parent of dir that leaves it
+// (MarkerFile), so that the previous tree a render reads is the one the
+// killed render wrote. anchor is WriteIn's: a parent of dir that leaves it
 // is refused (fsroot.ErrOutsideRoot), and a parent that does not exist
 // yet is not made: then nothing is locked (there is no previous tree to
 // read) and WriteHeld locks as WriteIn does; so where the lock cannot be
@@ -128,10 +129,7 @@ func Hold(ctx context.Context, anchor, dir string, waiting func(holder string)) 
 	} else if _, err := os.Stat(parent); errors.Is(err, fs.ErrNotExist) {
 		return h, nil
 	}
-	if waiting == nil {
-		waiting = func(string) {}
-	}
-	release, err := lock(ctx, parent, base, waiting)
+	release, err := lock(ctx, parent, base, silentIfNil(waiting))
 	switch {
 	case cannotLock(err):
 		// As WaitLock: a write locks (and fails) as WriteIn does.
@@ -261,21 +259,6 @@ func writeIndexed(ctx context.Context, anchor, dir string, files map[string][]by
 // (or an update's new files and journal) is written aside and the lock
 // held, just before the swap (or the commit of the journal).
 var TestHookBeforeSwap func(ctx context.Context)
-
-// Finish completes, under the lock of the tree at dir, an in-place update
-// a killed render left in it (MarkerFile), so that the tree is the new
-// one again; a tree without the marker is left as it is. Hold does it
-// too, and keeps the lock.
-func Finish(ctx context.Context, dir string) error {
-	if _, err := os.Lstat(filepath.Join(dir, MarkerFile)); err != nil {
-		return nil
-	}
-	h, err := Hold(ctx, "", dir, nil)
-	if err != nil {
-		return err
-	}
-	return h.Release()
-}
 
 // makeParent makes the folder parent below anchor ("" for parent itself)
 // and refuses it when it leaves anchor, lexically or through a symlink.

@@ -19,6 +19,17 @@ import (
 	"github.com/wavesmith/wavesmith/internal/fsroot"
 )
 
+// finishHeld finishes the interrupted update in dir as a render does before
+// it reads the previous tree: Hold, then Release.
+func finishHeld(t *testing.T, dir string) error {
+	t.Helper()
+	h, err := Hold(context.Background(), "", dir, nil)
+	if err != nil {
+		return err
+	}
+	return h.Release()
+}
+
 func entries(t *testing.T, dir string) []string {
 	t.Helper()
 	es, err := os.ReadDir(dir)
@@ -466,7 +477,7 @@ func TestWriteKilled(t *testing.T) {
 		got, err := Read(dir)
 		if errors.Is(err, ErrInterrupted) {
 			marked++
-			if err := Finish(context.Background(), dir); err != nil {
+			if err := finishHeld(t, dir); err != nil {
 				t.Fatalf("kill %d: finishing: %v", i, err)
 			}
 			if got, err = Read(dir); err == nil && string(got["kustomization.yaml"]) != Header+strconv.Itoa(i) {
