@@ -3,7 +3,7 @@ package inventory
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -54,8 +54,10 @@ func (e Entry) String() string {
 
 // Line formats the entry as one line of the Inventory annotation: String,
 // then " hook=<v>" and " purge-order=<n>" when set.
-func (e Entry) Line() string {
-	s := e.String()
+func (e Entry) Line() string { return e.attributes(e.String()) }
+
+// attributes is s, the entry's String, with its attributes.
+func (e Entry) attributes(s string) string {
 	if e.Hook != "" {
 		s += " " + attrHook + "=" + e.Hook
 	}
@@ -146,22 +148,33 @@ func ValidateHook(v string) error {
 func Format(entries []Entry) string {
 	type keyed struct{ object, line string }
 	sorted := make([]keyed, len(entries))
+	n := 0
 	for i, e := range entries {
-		sorted[i] = keyed{e.String(), e.Line()}
+		k := keyed{object: e.String()}
+		k.line = e.attributes(k.object)
+		sorted[i] = k
+		n += len(k.line) + 1
 	}
-	sort.SliceStable(sorted, func(i, j int) bool {
-		if a, b := sorted[i].object, sorted[j].object; a != b {
-			return a < b
+	// Entries equal in object and line are the same bytes: the order
+	// among them does not show.
+	slices.SortFunc(sorted, func(a, b keyed) int {
+		if c := strings.Compare(a.object, b.object); c != 0 {
+			return c
 		}
-		return sorted[i].line < sorted[j].line
+		return strings.Compare(a.line, b.line)
 	})
-	lines := make([]string, 0, len(sorted))
-	for _, e := range sorted {
-		if len(lines) == 0 || e.line != lines[len(lines)-1] {
-			lines = append(lines, e.line)
+	var out strings.Builder
+	out.Grow(n)
+	for i, e := range sorted {
+		if i > 0 && e.line == sorted[i-1].line {
+			continue
 		}
+		if out.Len() > 0 {
+			out.WriteByte('\n')
+		}
+		out.WriteString(e.line)
 	}
-	return strings.Join(lines, "\n")
+	return out.String()
 }
 
 // Parse reads the value of the Inventory annotation, in the form Format

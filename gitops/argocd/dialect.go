@@ -38,7 +38,7 @@ func (e Engine) Annotate(obj *manifest.Object, lc *gitops.Lifecycle) []manifest.
 		warns = append(warns, obj.Warn(manifest.KeyPath("metadata.annotations", key), "argocd cannot express this: "+fmt.Sprintf(format, args...)))
 	}
 	e.SetWave(obj, lc.ApplyOrder)
-	var opts []string
+	opts := make([]string, 0, 4)
 	switch lc.Update {
 	case inventory.UpdateReplace:
 		opts = append(opts, "Replace=true")
@@ -162,6 +162,13 @@ func (Engine) DefaultWarnings(defaults map[string]string) []manifest.Warning {
 // the object's own options come first and win.
 func mergeSyncOptions(obj *manifest.Object, add []string) {
 	cur, _ := obj.Annotation(SyncOptions)
+	if cur == "" && distinctKeys(add) {
+		// Nothing to merge with (most objects): the options as given.
+		if len(add) > 0 {
+			obj.SetAnnotation(SyncOptions, strings.Join(add, ","))
+		}
+		return
+	}
 	var out []string
 	seen := map[string]bool{}
 	for _, o := range strings.Split(cur, ",") {
@@ -179,4 +186,18 @@ func mergeSyncOptions(obj *manifest.Object, add []string) {
 	if len(out) > 0 {
 		obj.SetAnnotation(SyncOptions, strings.Join(out, ","))
 	}
+}
+
+// distinctKeys reports whether no two options share a key (the part
+// before "=").
+func distinctKeys(opts []string) bool {
+	for i, o := range opts {
+		k, _, _ := strings.Cut(o, "=")
+		for _, p := range opts[:i] {
+			if pk, _, _ := strings.Cut(p, "="); pk == k {
+				return false
+			}
+		}
+	}
+	return true
 }

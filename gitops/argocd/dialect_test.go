@@ -44,3 +44,34 @@ func TestHookPhases(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeSyncOptions: the object's own options come first and win;
+// options added share no key, whether the object had options or not.
+func TestMergeSyncOptions(t *testing.T) {
+	cases := map[string]struct {
+		own  string // "": none
+		add  []string
+		want string
+	}{
+		"none":             {"", []string{"ServerSideApply=true"}, "ServerSideApply=true"},
+		"two":              {"", []string{"Replace=true", "Force=true"}, "Replace=true,Force=true"},
+		"same key twice":   {"", []string{"Prune=false", "Prune=true"}, "Prune=false"},
+		"own first":        {"Validate=false", []string{"ServerSideApply=true"}, "Validate=false,ServerSideApply=true"},
+		"own wins":         {"ServerSideApply=false", []string{"ServerSideApply=true"}, "ServerSideApply=false"},
+		"own spaces":       {" Validate=false , ", []string{"Prune=false"}, "Validate=false,Prune=false"},
+		"nothing to write": {"", nil, ""},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			o := manifest.New(map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "x"}})
+			if c.own != "" {
+				o.SetAnnotation(SyncOptions, c.own)
+			}
+			mergeSyncOptions(o, c.add)
+			got, _ := o.Annotation(SyncOptions)
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("sync-options (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
