@@ -209,6 +209,7 @@ func writeAlone(runs int, src, base string) (measure, error) {
 		if err != nil {
 			return measure{}, err
 		}
+		syscall.Sync() // as once does
 		out, err := exec.Command(self, "-alone-src", src, "-alone-dst", d).Output()
 		if err != nil {
 			return measure{}, fmt.Errorf("files alone: %w", err)
