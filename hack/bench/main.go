@@ -63,11 +63,12 @@ func run(nList string, runs int, wavesmith, helm, chart, work string) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	fmt.Printf("%-7s %-10s %8s %12s %10s %10s %9s\n", "N", "tool", "objects", "median wall", "its CPU", "peak RSS", "vs helm")
+	fmt.Printf("%-7s %-12s %8s %12s %10s %10s %10s %10s %11s\n", "N", "tool", "objects", "median wall", "its CPU", "peak RSS", "wall/helm", "CPU/helm", "wall/stream")
 	defer fmt.Println("(ws -o DIR: the first write, without a tree or cache, into a folder never used before, the files of the tree in the objects column;\n" +
 		" files alone: the same files written with os.WriteFile alone (in a child process, the writing only); ws -o +f+a: with --flux --argocd; +f+a tmpfs: the same into /dev/shm;\n" +
 		" ws again: render -o of unchanged inputs; ws 1 edit: one spec changed; ws check now: check of the unchanged tree just after;\n" +
-		" ws check: the same 2 s later, when the files just written are trusted by their stat record)")
+		" ws check: the same 2 s later, when the files just written are trusted by their stat record;\n" +
+		" wall/stream: the row's wall time to the stream's (wavesmith); every run starts after a sync)")
 	for _, f := range strings.Split(nList, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
@@ -161,8 +162,11 @@ func run(nList string, runs int, wavesmith, helm, chart, work string) error {
 			if r.m.wall == 0 {
 				continue // no /dev/shm
 			}
-			fmt.Printf("%-7d %-10s %8d %12s %10s %8.1fMB %8.2fx\n", n, r.tool, r.m.objects, r.m.wall.Round(time.Millisecond),
-				r.m.cpu.Round(time.Millisecond), float64(r.m.maxRSS)/1024, float64(r.m.wall)/float64(h.wall))
+			// Issue 21's goals are ratios: the stream's wall and CPU to
+			// helm's (0.10), a tree's wall to the stream's (2).
+			fmt.Printf("%-7d %-12s %8d %12s %10s %8.1fMB %9.3fx %9.3fx %10.2fx\n", n, r.tool, r.m.objects, r.m.wall.Round(time.Millisecond),
+				r.m.cpu.Round(time.Millisecond), float64(r.m.maxRSS)/1024, float64(r.m.wall)/float64(h.wall),
+				float64(r.m.cpu)/float64(h.cpu), float64(r.m.wall)/float64(w.wall))
 		}
 	}
 	return nil
