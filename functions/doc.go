@@ -13,7 +13,14 @@
 // running on the user's package gives. Every error is a result of one
 // run: when an item is no object, the items that are still pass
 // render.Check, as the CLI checks the files that decoded. One ResourceList
-// is bounded
-// (MaxInput, MaxItems, MaxNodes counted before parsing) so that a run
-// stays under 1 GiB; beyond, an error result.
+// is bounded (MaxInput, MaxItems, MaxNodes counted before parsing);
+// beyond, an error result.
+//
+// Run reads the ResourceList with kyaml and writes the items it keeps,
+// the functionConfig and the results as kyaml's framework does; the new
+// children are written as render encoded them, with their path and index
+// annotations in the forms the input uses (kio.ReconcileInternalAnnotations
+// decides), never parsed into kyaml's nodes: at 10,000 Kaotos that took
+// 23-35 s and 3 GB, against 3-4 s and 0.45 GB. Process runs inside
+// kyaml's framework instead.
 package functions

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -26,6 +27,7 @@ import (
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/internal/load"
+	"github.com/wavesmith/wavesmith/internal/parallel"
 	"github.com/wavesmith/wavesmith/manifest"
 	"github.com/wavesmith/wavesmith/render"
 )
@@ -81,32 +83,59 @@ func (p *Processor) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 	if os.Getenv("GOMEMLIMIT") == "" && debug.SetMemoryLimit(-1) == math.MaxInt64 {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit))
 	}
-	// kyaml's framework reads a document of another kind as a plain stream
-	// of objects and prints a plain stream back, which kpt and kustomize
-	// cannot read: the kind is checked once the framework has read the
-	// input (one parse), and nothing is written then. What does not parse
-	// is left to the framework, whose error names the line.
-	out := &gate{w: w}
-	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(in), Writer: out, KeepReaderAnnotations: true}
+	// kyaml's reader takes a document of another kind as a plain stream
+	// of objects, which kpt and kustomize could not read back: the kind
+	// is checked once the input is read (one parse), and nothing is
+	// written then. What does not parse is the reader's error, which
+	// names the line.
+	rw := &kio.ByteReadWriter{Reader: bytes.NewReader(in), KeepReaderAnnotations: true}
 	in = nil // the reader holds it; parsed, it can go
-	return framework.Execute(framework.ResourceListProcessorFunc(func(rl *framework.ResourceList) error {
-		if rw.WrappingKind != kio.ResourceListKind ||
-			rw.WrappingAPIVersion != kio.ResourceListAPIVersion && rw.WrappingAPIVersion != "config.kubernetes.io/v1alpha1" {
-			out.closed = true
-			return fmt.Errorf("%w: a KRM function reads one ResourceList (config.kubernetes.io/v1) on standard input, as kpt and kustomize send it; to render files, use wavesmith render", ErrNotResourceList)
+	items, err := rw.Read()
+	if err != nil {
+		return fmt.Errorf("failed to read ResourceList input: %w", err)
+	}
+	if rw.WrappingKind != kio.ResourceListKind ||
+		rw.WrappingAPIVersion != kio.ResourceListAPIVersion && rw.WrappingAPIVersion != "config.kubernetes.io/v1alpha1" {
+		return fmt.Errorf("%w: a KRM function reads one ResourceList (config.kubernetes.io/v1) on standard input, as kpt and kustomize send it; to render files, use wavesmith render", ErrNotResourceList)
+	}
+	// What kyaml's framework.Execute does around a processor, but the
+	// writing: the rendered children are written as render encoded them
+	// (writeList), never parsed into kyaml's nodes (at 10,000 Kaotos
+	// that took 23-35 s and 3 GB).
+	rl := &framework.ResourceList{Items: items, FunctionConfig: rw.FunctionConfig}
+	annos, err := kio.PreprocessResourcesForInternalAnnotationMigration(rl.Items)
+	if err != nil {
+		return err
+	}
+	var children [][]byte
+	var failed error
+	if len(rl.Items) > MaxItems {
+		rl.Results = append(rl.Results, &framework.Result{Severity: framework.Error, Message: fmt.Sprintf("%v: %d items, more than the function's budget of %d: split the package, or render it with wavesmith render", ErrOverBudget, len(rl.Items), MaxItems)})
+		rl.Items = nil // written back, they would only say the same again
+		failed = rl.Results
+	} else {
+		keys, err := childAnnotations(annos)
+		if err != nil {
+			return err
 		}
-		if len(rl.Items) > MaxItems {
-			rl.Results = append(rl.Results, &framework.Result{Severity: framework.Error, Message: fmt.Sprintf("%v: %d items, more than the function's budget of %d: split the package, or render it with wavesmith render", ErrOverBudget, len(rl.Items), MaxItems)})
-			rl.Items = nil // written back, they would only say the same again
-			return rl.Results
-		}
-		return p.Process(ctx, rl)
-	}), rw)
+		children, failed = p.process(ctx, rl, keys)
+	}
+	// The internal and legacy path, index and id annotations of the
+	// items kept, each set from the other where the run changed one.
+	if err := kio.ReconcileInternalAnnotations(rl.Items, annos); err != nil {
+		return err
+	}
+	if err := writeList(w, rw, rl, children); err != nil {
+		return err
+	}
+	return failed
 }
 
-// The function's budget for one ResourceList: with it, a run stays under
-// 1 GiB of memory whatever it is sent (measured with small ConfigMaps,
-// the costliest objects per byte: 30,000 take 680 MB at most).
+// The function's budget for one ResourceList: with it, a run of objects
+// that render as themselves stays under 1 GiB of memory whatever it is
+// sent (measured with small ConfigMaps, the costliest objects per byte:
+// 30,000 take 680 MB at most). Specs grow: 30,000 Kaotos become 105,000
+// items, 1.27 GB at most.
 const (
 	// MaxInput bounds the bytes read from standard input (the files of a
 	// whole kpt package, which wavesmith reads one by one elsewhere, up to
@@ -158,24 +187,180 @@ func budgetResult(w io.Writer, err error) error {
 	return err
 }
 
-// gate writes to w until it is closed, then discards.
-type gate struct {
-	w      io.Writer
-	closed bool
+// writeList writes the ResourceList as kyaml's framework writes it (the
+// wrapping kind, the items, the functionConfig and the results, through
+// kyaml's encoder), with the children after the items kept: each as
+// render encoded it, under its dash.
+func writeList(w io.Writer, rw *kio.ByteReadWriter, rl *framework.ResourceList, children [][]byte) error {
+	var b bytes.Buffer
+	head := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+		yamlString("apiVersion"), yamlString(rw.WrappingAPIVersion),
+		yamlString("kind"), yamlString(rw.WrappingKind),
+	}}
+	if err := encodeNode(&b, head); err != nil {
+		return err
+	}
+	if len(rl.Items)+len(children) == 0 {
+		b.WriteString("items: []\n")
+	} else {
+		b.WriteString("items:\n")
+		if len(rl.Items) > 0 {
+			seq := &yaml.Node{Kind: yaml.SequenceNode}
+			for _, n := range rl.Items {
+				// As kyaml's writer does: no empty annotations.
+				if err := yaml.ClearEmptyAnnotations(n); err != nil {
+					return err
+				}
+				seq.Content = append(seq.Content, n.YNode())
+			}
+			if err := encodeNode(&b, seq); err != nil {
+				return err
+			}
+		}
+		for _, c := range children {
+			appendItem(&b, c)
+		}
+	}
+	tail := &yaml.Node{Kind: yaml.MappingNode}
+	if rw.FunctionConfig != nil {
+		tail.Content = append(tail.Content, yamlString("functionConfig"), rw.FunctionConfig.YNode())
+	}
+	if len(rl.Results) > 0 {
+		// As kyaml's framework writes them.
+		y, err := yaml.Marshal(rl.Results)
+		if err != nil {
+			return err
+		}
+		results, err := yaml.Parse(string(y))
+		if err != nil {
+			return err
+		}
+		tail.Content = append(tail.Content, yamlString("results"), results.YNode())
+	}
+	if len(tail.Content) > 0 {
+		if err := encodeNode(&b, tail); err != nil {
+			return err
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
 }
 
-func (g *gate) Write(b []byte) (int, error) {
-	if g.closed {
-		return len(b), nil
+// encoder is a manifest.Encoder with its buffer: it remembers the key sets
+// it wrote, so that the children, mostly of a few shapes, are written
+// without sorting their keys.
+type encoder struct {
+	enc manifest.Encoder
+	buf bytes.Buffer
+}
+
+var encoders = sync.Pool{New: func() any { return new(encoder) }}
+
+// placeAnnotations are the annotations that place an item in a file of
+// the package: its path and its index in the file, in kpt's internal
+// form and the legacy one, which kustomize and older kpt still read.
+var placeAnnotations = []string{
+	kioutil.PathAnnotation, kioutil.IndexAnnotation,
+	//lint:ignore SA1019 kustomize and older kpt still set and read the legacy path and index annotations
+	kioutil.LegacyPathAnnotation, kioutil.LegacyIndexAnnotation,
+}
+
+// isPath: the placeAnnotations that hold a path (the others an index).
+var isPath = map[string]bool{
+	kioutil.PathAnnotation: true,
+	//lint:ignore SA1019 as above
+	kioutil.LegacyPathAnnotation: true,
+}
+
+// childAnnotations returns the placeAnnotations a new child carries: the
+// forms the input's items use (annos, as read before the run), which kyaml
+// decides for every item it writes (kio.ReconcileInternalAnnotations; both
+// forms when no item has either). Asked of kyaml itself, on an item that
+// carries all of them.
+func childAnnotations(annos map[string]map[string]string) ([]string, error) {
+	probe, err := yaml.Parse("metadata:\n  name: probe\n")
+	if err != nil {
+		return nil, err
 	}
-	return g.w.Write(b)
+	for _, k := range placeAnnotations {
+		v := "0"
+		if isPath[k] {
+			v = "probe.yaml"
+		}
+		if err := probe.PipeE(yaml.SetAnnotation(k, v)); err != nil {
+			return nil, err
+		}
+	}
+	if err := kio.ReconcileInternalAnnotations([]*yaml.RNode{probe}, annos); err != nil {
+		return nil, err
+	}
+	kept := probe.GetAnnotations()
+	var keys []string
+	for _, k := range placeAnnotations {
+		if _, ok := kept[k]; ok {
+			keys = append(keys, k)
+		}
+	}
+	return keys, nil
+}
+
+// yamlString is a plain scalar node.
+func yamlString(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Value: v} }
+
+// encodeNode appends n as one YAML document, with kyaml's encoder (its
+// indentation, sequences compact), without a document marker.
+func encodeNode(b *bytes.Buffer, n *yaml.Node) error {
+	e := yaml.NewEncoder(b)
+	if err := e.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{n}}); err != nil {
+		return err
+	}
+	return e.Close()
+}
+
+// appendItem appends the object y (block YAML, each line ended) as one
+// item of a compact sequence at column 0: "- " before its first line,
+// two spaces before every other non-empty line.
+func appendItem(b *bytes.Buffer, y []byte) {
+	b.WriteString("- ")
+	for first := true; len(y) > 0; first = false {
+		line := y
+		if i := bytes.IndexByte(y, '\n'); i >= 0 {
+			line = y[:i+1]
+		}
+		y = y[len(line):]
+		if !first && len(line) > 1 {
+			b.WriteString("  ")
+		}
+		b.Write(line)
+	}
+	if b.Len() > 0 && b.Bytes()[b.Len()-1] != '\n' {
+		b.WriteByte('\n')
+	}
 }
 
 // ErrNotResourceList: the function's input is not a ResourceList.
 var ErrNotResourceList = errors.New("the input is not a ResourceList")
 
-// Process implements the function on one ResourceList.
+// Process implements the function on one ResourceList, for a caller
+// that runs it inside kyaml's framework: the new children are appended to
+// rl.Items as nodes. Run writes them without making nodes of them.
 func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) error {
+	children, err := p.process(ctx, rl, placeAnnotations)
+	for _, b := range children {
+		n, perr := yaml.Parse(string(b))
+		if perr != nil {
+			return fmt.Errorf("re-reading a rendered object: %w", perr)
+		}
+		rl.Items = append(rl.Items, n)
+	}
+	return err
+}
+
+// process renders rl: the items the user wrote stay in rl.Items (specs
+// with their annotations written), problems go to rl.Results (and the
+// error), and the new children are returned, encoded, each with its path
+// and index annotations: those of keys (placeAnnotations or fewer).
+func (p *Processor) process(ctx context.Context, rl *framework.ResourceList, keys []string) ([][]byte, error) {
 	opts, err := p.options(rl.FunctionConfig)
 	if err != nil {
 		for _, e := range flatten(err) {
@@ -192,9 +377,12 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 			}
 			rl.Results = append(rl.Results, r)
 		}
-		return rl.Results
+		return nil, rl.Results
 	}
 	opts.KeepInputs = true
+	// Children are encoded again, with their path and index: from their
+	// maps, none taken from records.
+	opts.DiscardObjects, opts.Outputs = false, nil
 	if spec := specConfig(rl.FunctionConfig, opts); spec != nil {
 		// kustomize generator mode: the functionConfig is the spec itself,
 		// and may also be among the items, marked as local configuration.
@@ -211,7 +399,7 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 	base, err := packageBase(rl.Items, opts.Generators)
 	if err != nil {
 		rl.Results = append(rl.Results, &framework.Result{Severity: framework.Error, Message: err.Error()})
-		return rl.Results
+		return nil, rl.Results
 	}
 	var kept []*yaml.RNode
 	var objs []*manifest.Object
@@ -247,7 +435,7 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 				rl.Results = append(rl.Results, errorResult(e))
 			}
 		}
-		return rl.Results
+		return nil, rl.Results
 	}
 	var res *render.Result
 	if err == nil {
@@ -257,7 +445,7 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 		for _, e := range flatten(err) {
 			rl.Results = append(rl.Results, errorResult(e))
 		}
-		return rl.Results
+		return nil, rl.Results
 	}
 	for _, w := range res.Warnings {
 		rl.Results = append(rl.Results, warningResult(w))
@@ -275,35 +463,40 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 			continue
 		}
 		if err := setWritten(item, sitem); err != nil {
-			return err
+			return nil, err
 		}
 	}
+	// The children, each in the file the tree layout gives it (kpt
+	// writes it there), encoded again with those annotations.
 	paths := res.Paths()
-	out := kept
+	var idx []int
 	for i, it := range res.Items {
-		if it.Role != render.Child {
-			continue
+		if it.Role == render.Child {
+			idx = append(idx, i)
 		}
-		n, err := yaml.Parse(string(it.YAML))
-		if err != nil {
-			return fmt.Errorf("%s: re-reading rendered object: %w", it.Object.Key(), err)
-		}
-		for _, a := range [][2]string{
-			{kioutil.PathAnnotation, paths[i]}, {kioutil.IndexAnnotation, "0"},
-			//lint:ignore SA1019 kustomize and older kpt still set and read the legacy path and index annotations
-			{kioutil.LegacyPathAnnotation, paths[i]}, {kioutil.LegacyIndexAnnotation, "0"},
-		} {
-			if err := n.PipeE(yaml.SetAnnotation(a[0], a[1])); err != nil {
-				return err
+	}
+	children := make([][]byte, len(idx))
+	parallel.Do(len(idx), func(j int) {
+		i := idx[j]
+		o := res.Items[i].Object
+		for _, k := range keys {
+			v := "0"
+			if isPath[k] {
+				v = paths[i]
 			}
+			o.SetAnnotation(k, v)
 		}
-		out = append(out, n)
-	}
-	rl.Items = out
+		e := encoders.Get().(*encoder)
+		e.buf.Reset()
+		e.enc.Encode(&e.buf, o.Map)
+		children[j] = bytes.Clone(e.buf.Bytes())
+		encoders.Put(e)
+	})
+	rl.Items = kept
 	if len(rl.Results) > 0 && rl.Results.ExitCode() != 0 {
-		return rl.Results
+		return children, rl.Results
 	}
-	return nil
+	return children, nil
 }
 
 // options merges the functionConfig (a RenderConfig, or a ConfigMap with

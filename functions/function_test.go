@@ -85,9 +85,9 @@ func TestProcess(t *testing.T) {
 		t.Fatalf("%v\n%s", err, out)
 	}
 	for _, s := range []string{
-		"internal.config.kubernetes.io/path: 'demo/kaoto-designer/service-designer.yaml'",
-		"internal.config.kubernetes.io/path: 'demo/kaoto-designer/ingress-designer.yaml'",
-		"internal.config.kubernetes.io/path: 'demo/kaoto-designer/deployment-designer.yaml'",
+		"internal.config.kubernetes.io/path: demo/kaoto-designer/service-designer.yaml\n",
+		"internal.config.kubernetes.io/path: demo/kaoto-designer/ingress-designer.yaml\n",
+		"internal.config.kubernetes.io/path: demo/kaoto-designer/deployment-designer.yaml\n",
 		"wavesmith.io/inventory: ",
 		"argocd.argoproj.io/sync-wave: \"0\"",
 	} {
