@@ -21,37 +21,10 @@ import (
 
 // withLegacy is resourceList with kustomize's legacy path and index
 // annotations only, a comment, and a ConfigMap functionConfig.
-const withLegacy = `apiVersion: config.kubernetes.io/v1
-kind: ResourceList
-items:
-# the designer
-- apiVersion: designer.kaoto.io/v1alpha1
-  kind: Kaoto
-  metadata:
-    name: designer
-    namespace: demo
-    annotations:
-      config.kubernetes.io/path: kaoto.yaml
-      config.kubernetes.io/index: '0'
-  spec:
-    ingress: {host: designer.example.com} # a host
-- apiVersion: v1
-  kind: ConfigMap
-  metadata:
-    name: settings
-    namespace: demo
-    annotations:
-      config.kubernetes.io/path: configmap.yaml
-  data:
-    theme: dark
-functionConfig:
-  apiVersion: v1
-  kind: ConfigMap
-  metadata:
-    name: cfg
-  data:
-    wave: "2"
-`
+var withLegacy = strings.NewReplacer(
+	"internal.config.kubernetes.io/", "config.kubernetes.io/",
+	"- apiVersion: designer.kaoto.io/v1alpha1\n", "# the designer\n- apiVersion: designer.kaoto.io/v1alpha1\n",
+).Replace(resourceList) + "functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: cfg\n  data:\n    wave: \"2\"\n"
 
 // viaFramework runs the function as kyaml's framework runs a processor
 // (Process: children appended as nodes, everything written by kyaml's
