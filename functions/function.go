@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"sigs.k8s.io/kustomize/kyaml/fn/framework"
 	"sigs.k8s.io/kustomize/kyaml/kio"
@@ -114,11 +113,11 @@ func (p *Processor) Run(ctx context.Context, r io.Reader, w io.Writer) error {
 		rl.Items = nil // written back, they would only say the same again
 		failed = rl.Results
 	} else {
-		keys, err := childAnnotations(annos)
+		places, err := childAnnotations(annos)
 		if err != nil {
 			return err
 		}
-		children, failed = p.process(ctx, rl, keys)
+		children, failed = p.process(ctx, rl, places)
 	}
 	// The internal and legacy path, index and id annotations of the
 	// items kept, each set from the other where the run changed one.
@@ -246,30 +245,28 @@ func writeList(w io.Writer, rw *kio.ByteReadWriter, rl *framework.ResourceList, 
 	return err
 }
 
-// encoder is a manifest.Encoder with its buffer: it remembers the key sets
-// it wrote, so that the children, mostly of a few shapes, are written
-// without sorting their keys.
-type encoder struct {
-	enc manifest.Encoder
-	buf bytes.Buffer
+// place is an annotation that places an item in a file of the package:
+// its path, or its index in the file.
+type place struct {
+	key  string
+	path bool
 }
 
-var encoders = sync.Pool{New: func() any { return new(encoder) }}
-
-// placeAnnotations are the annotations that place an item in a file of
-// the package: its path and its index in the file, in kpt's internal
-// form and the legacy one, which kustomize and older kpt still read.
-var placeAnnotations = []string{
-	kioutil.PathAnnotation, kioutil.IndexAnnotation,
+// placeAnnotations are the item's path and index, in kpt's internal form
+// and the legacy one, which kustomize and older kpt still read.
+var placeAnnotations = []place{
+	{kioutil.PathAnnotation, true}, {kioutil.IndexAnnotation, false},
 	//lint:ignore SA1019 kustomize and older kpt still set and read the legacy path and index annotations
-	kioutil.LegacyPathAnnotation, kioutil.LegacyIndexAnnotation,
+	{kioutil.LegacyPathAnnotation, true}, {kioutil.LegacyIndexAnnotation, false},
 }
 
-// isPath: the placeAnnotations that hold a path (the others an index).
-var isPath = map[string]bool{
-	kioutil.PathAnnotation: true,
-	//lint:ignore SA1019 as above
-	kioutil.LegacyPathAnnotation: true,
+// value is the annotation's value for an item in the file path, the
+// first and only one there.
+func (p place) value(path string) string {
+	if p.path {
+		return path
+	}
+	return "0"
 }
 
 // childAnnotations returns the placeAnnotations a new child carries: the
@@ -277,17 +274,13 @@ var isPath = map[string]bool{
 // decides for every item it writes (kio.ReconcileInternalAnnotations; both
 // forms when no item has either). Asked of kyaml itself, on an item that
 // carries all of them.
-func childAnnotations(annos map[string]map[string]string) ([]string, error) {
+func childAnnotations(annos map[string]map[string]string) ([]place, error) {
 	probe, err := yaml.Parse("metadata:\n  name: probe\n")
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range placeAnnotations {
-		v := "0"
-		if isPath[k] {
-			v = "probe.yaml"
-		}
-		if err := probe.PipeE(yaml.SetAnnotation(k, v)); err != nil {
+	for _, p := range placeAnnotations {
+		if err := probe.PipeE(yaml.SetAnnotation(p.key, p.value("probe.yaml"))); err != nil {
 			return nil, err
 		}
 	}
@@ -295,13 +288,13 @@ func childAnnotations(annos map[string]map[string]string) ([]string, error) {
 		return nil, err
 	}
 	kept := probe.GetAnnotations()
-	var keys []string
-	for _, k := range placeAnnotations {
-		if _, ok := kept[k]; ok {
-			keys = append(keys, k)
+	var places []place
+	for _, p := range placeAnnotations {
+		if _, ok := kept[p.key]; ok {
+			places = append(places, p)
 		}
 	}
-	return keys, nil
+	return places, nil
 }
 
 // yamlString is a plain scalar node.
@@ -359,8 +352,8 @@ func (p *Processor) Process(ctx context.Context, rl *framework.ResourceList) err
 // process renders rl: the items the user wrote stay in rl.Items (specs
 // with their annotations written), problems go to rl.Results (and the
 // error), and the new children are returned, encoded, each with its path
-// and index annotations: those of keys (placeAnnotations or fewer).
-func (p *Processor) process(ctx context.Context, rl *framework.ResourceList, keys []string) ([][]byte, error) {
+// and index annotations: those of places (placeAnnotations or fewer).
+func (p *Processor) process(ctx context.Context, rl *framework.ResourceList, places []place) ([][]byte, error) {
 	opts, err := p.options(rl.FunctionConfig)
 	if err != nil {
 		for _, e := range flatten(err) {
@@ -479,18 +472,10 @@ func (p *Processor) process(ctx context.Context, rl *framework.ResourceList, key
 	parallel.Do(len(idx), func(j int) {
 		i := idx[j]
 		o := res.Items[i].Object
-		for _, k := range keys {
-			v := "0"
-			if isPath[k] {
-				v = paths[i]
-			}
-			o.SetAnnotation(k, v)
+		for _, p := range places {
+			o.SetAnnotation(p.key, p.value(paths[i]))
 		}
-		e := encoders.Get().(*encoder)
-		e.buf.Reset()
-		e.enc.Encode(&e.buf, o.Map)
-		children[j] = bytes.Clone(e.buf.Bytes())
-		encoders.Put(e)
+		children[j] = manifest.EncodeObject(o)
 	})
 	rl.Items = kept
 	if len(rl.Results) > 0 && rl.Results.ExitCode() != 0 {

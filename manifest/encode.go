@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -51,13 +52,33 @@ func (a *appender) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// EncodeObject returns the YAML of one object.
+// EncodeObject returns the YAML of one object, in a slice of its size (a
+// large render holds no half-empty buffers), encoded with a pooled
+// Encoder: objects of the shapes encoded before are written without
+// sorting their keys.
 func EncodeObject(o *Object) []byte {
-	var b bytes.Buffer
-	b.Grow(1024)
-	Encode(&b, o.Map)
-	return b.Bytes()
+	var out []byte
+	WithEncoded(o.Map, func(y []byte) { out = bytes.Clone(y) })
+	return out
 }
+
+// WithEncoded calls use with the YAML of m, encoded with a pooled Encoder
+// into pooled space that use must not keep (EncodeObject keeps a copy).
+func WithEncoded(m map[string]any, use func(yaml []byte)) {
+	s := scratches.Get().(*scratch)
+	s.buf.Reset()
+	s.enc.Encode(&s.buf, m)
+	use(s.buf.Bytes())
+	scratches.Put(s)
+}
+
+// scratch is an Encoder with its buffer, reused across objects.
+type scratch struct {
+	buf bytes.Buffer
+	enc Encoder
+}
+
+var scratches = sync.Pool{New: func() any { return new(scratch) }}
 
 type encoder struct {
 	buf    *appender

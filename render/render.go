@@ -11,7 +11,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -226,7 +225,7 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	sortItems(res.Items)
 	parallel.Do(len(inputItems), func(i int) {
 		if it := inputItems[i]; it.Role == PassThrough {
-			it.YAML = encodeExact(it.Object)
+			it.YAML = manifest.EncodeObject(it.Object)
 		}
 	})
 	writeInventories(res, outs)
@@ -458,7 +457,7 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 			continue
 		}
 		out.warnings = append(out.warnings, w...)
-		it.YAML = encodeExact(c)
+		it.YAML = manifest.EncodeObject(c)
 		if opts.DiscardObjects {
 			c.Map = nil
 		}
@@ -643,36 +642,15 @@ func writeInventories(res *Result, outs []specOutput) {
 			s.YAML = out.specYAML
 			return
 		}
-		s.YAML = encodeExact(s.Object)
+		s.YAML = manifest.EncodeObject(s.Object)
 		out.specYAML = s.YAML
 	})
 }
 
-type encodeScratch struct {
-	buf bytes.Buffer
-	enc manifest.Encoder
-}
-
-var scratchPool = sync.Pool{New: func() any { return new(encodeScratch) }}
-
-// encodeExact encodes with pooled scratch space and returns an exact-size
-// copy, so a large render holds no half-empty buffers.
-func encodeExact(o *manifest.Object) []byte {
-	s := scratchPool.Get().(*encodeScratch)
-	s.buf.Reset()
-	s.enc.Encode(&s.buf, o.Map)
-	out := append([]byte(nil), s.buf.Bytes()...)
-	scratchPool.Put(s)
-	return out
-}
-
-// encodedDigest is digest(encodeExact(m)) without the copy.
+// encodedDigest is digest of m's YAML, without a copy of it.
 func encodedDigest(m map[string]any) string {
-	s := scratchPool.Get().(*encodeScratch)
-	s.buf.Reset()
-	s.enc.Encode(&s.buf, m)
-	d := digest(s.buf.Bytes())
-	scratchPool.Put(s)
+	var d string
+	manifest.WithEncoded(m, func(y []byte) { d = digest(y) })
 	return d
 }
 

@@ -215,12 +215,7 @@ func (r *reuse) key(g generators.Generator, spec *manifest.Object, opts generato
 	keyhash.Count(h, spec.Source.Line)
 	// The rest of opts is the render's, in common; the spec's wave is
 	// not the generator's (it returns offsets from it).
-	sc := scratchPool.Get().(*encodeScratch)
-	sc.buf.Reset()
-	sc.enc.Encode(&sc.buf, spec.Map)
-	keyhash.Count(h, sc.buf.Len())
-	h.Write(sc.buf.Bytes())
-	scratchPool.Put(sc)
+	manifest.WithEncoded(spec.Map, func(y []byte) { keyhash.Bytes(h, y) })
 	var reads []generators.Read
 	if rd, ok := g.(generators.Reader); ok {
 		reads = rd.Reads(spec, r.root.Dir())
