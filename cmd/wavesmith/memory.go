@@ -25,6 +25,14 @@ const (
 	memoryFloor = 200 << 20 // bytes; with the binary's own ~40 MB, about 230 MB of RSS
 )
 
+// hugePageHeapSize is how much of the heap hugePageHeap (Linux) backs
+// with huge pages: the heap of a 10,000-Kaoto render (about 200 MB), of a
+// one-spec re-render of its tree (about 300 MB: the tree cache's records
+// are held, holdMemory) and of the KRM function on a ResourceList of
+// 10,000 Kaotos (about 450 MB). Taking it costs about 5 ms at start
+// (docs/performance.md).
+const hugePageHeapSize = 512 << 20
+
 // setMemoryPolicy applies the settings above where the environment does
 // not set them.
 func setMemoryPolicy(getenv func(string) string) { setMemoryPolicyFloor(getenv, memoryFloor) }

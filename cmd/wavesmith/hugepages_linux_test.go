@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestHugePageHeap: after hugePageHeap, what the program allocates next
+// lies in memory advised for huge pages, in a fresh process. The controls:
+// without the call nothing does (the test can fail), nor with
+// GODEBUG=disablethp=1, which asks the runtime for the opposite.
+func TestHugePageHeap(t *testing.T) {
+	for _, tc := range []struct {
+		name, mode, godebug string
+		min, max            int
+	}{
+		{"called", "call", "", 16, 32},
+		{"not called", "skip", "", 0, 0},
+		{"GODEBUG=disablethp=1", "call", "disablethp=1", 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^$")
+			cmd.Env = append(os.Environ(), hugePageChildEnv+"="+tc.mode, "GODEBUG="+tc.godebug)
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("child: %v\n%s", err, out)
+			}
+			var n int
+			if _, err := fmt.Sscan(strings.TrimSpace(string(out)), &n); err != nil {
+				t.Fatalf("child printed %q: %v", out, err)
+			}
+			t.Logf("%d of 32 allocations advised", n)
+			if n < tc.min || n > tc.max {
+				t.Errorf("%d of 32 allocations in memory advised for huge pages, want %d to %d", n, tc.min, tc.max)
+			}
+		})
+	}
+}
+
+func TestGodebugDisablesTHP(t *testing.T) {
+	for in, want := range map[string]bool{
+		"":                             false,
+		"disablethp=1":                 true,
+		"disablethp=0":                 false,
+		"gctrace=1, disablethp=1":      true,
+		"disablethp=1,disablethp=0":    false, // the last setting wins
+		"madvdontneed=1,disablethp=10": false,
+		"xdisablethp=1":                false,
+	} {
+		if got := godebugDisablesTHP(in); got != want {
+			t.Errorf("godebugDisablesTHP(%q) = %v, want %v", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// hugePageChildEnv makes the test binary a child of TestHugePageHeap
+// (TestMain): it runs hugePageChild in a fresh process, whose heap no
+// other test has grown, and exits.
+const hugePageChildEnv = "WAVESMITH_TEST_HUGEPAGE_CHILD"
+
+// hugePageChild calls hugePageHeap when mode is "call", then allocates
+// 32 MiB in 1 MiB pieces and prints how many of them lie in memory
+// marked for huge pages (the "hg" flag of /proc/self/smaps).
+func hugePageChild(mode string) int {
+	if mode == "call" {
+		hugePageHeap(os.Getenv, 64<<20)
+	}
+	var keep [][]byte
+	for range 32 {
+		keep = append(keep, make([]byte, 1<<20))
+	}
+	marked, err := hugePageMarked()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	n := 0
+	for _, b := range keep {
+		if marked(uintptr(unsafe.Pointer(unsafe.SliceData(b)))) {
+			n++
+		}
+	}
+	fmt.Println(n)
+	return 0
+}
+
+// hugePageMarked reads the process's mappings and returns whether an
+// address lies in one advised for huge pages.
+func hugePageMarked() (func(uintptr) bool, error) {
+	f, err := os.Open("/proc/self/smaps")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	type vma struct{ lo, hi uintptr }
+	var hg []vma
+	var cur vma
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if rng, _, ok := strings.Cut(line, " "); ok && strings.Contains(rng, "-") && !strings.HasSuffix(rng, ":") {
+			lo, hi, _ := strings.Cut(rng, "-")
+			l, err1 := strconv.ParseUint(lo, 16, 64)
+			h, err2 := strconv.ParseUint(hi, 16, 64)
+			if err1 == nil && err2 == nil {
+				cur = vma{uintptr(l), uintptr(h)}
+			}
+			continue
+		}
+		if flags, ok := strings.CutPrefix(line, "VmFlags:"); ok && strings.Contains(" "+flags+" ", " hg ") {
+			hg = append(hg, cur)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return func(p uintptr) bool {
+		for _, v := range hg {
+			if v.lo <= p && p < v.hi {
+				return true
+			}
+		}
+		return false
+	}, nil
+}
