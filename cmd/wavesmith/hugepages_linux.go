@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -27,9 +28,14 @@ import (
 // kept: the resident memory grows only as the heap is used, by up to 2 MiB
 // a step. Skipped where GODEBUG=disablethp=1 asks the runtime for the
 // opposite, on 32-bit platforms, under a strict commit limit, and where
-// the kernel refuses the advice.
+// the kernel refuses the advice; at most half of a GOMEMLIMIT.
 func hugePageHeap(getenv func(string) string, n int) {
-	if strconv.IntSize < 64 || n <= 0 || godebugDisablesTHP(getenv("GODEBUG")) || !overcommits() {
+	if strconv.IntSize < 64 || godebugDisablesTHP(getenv("GODEBUG")) || !overcommits() {
+		return
+	}
+	// Within half the memory limit the user may have set (GOMEMLIMIT):
+	// above it the runtime collects whatever GOGC says, once a piece.
+	if n = min(n, int(min(debug.SetMemoryLimit(-1)/2, math.MaxInt))); n <= 0 {
 		return
 	}
 	// In pieces: a piece the runtime must zero (it reuses memory freed
