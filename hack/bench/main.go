@@ -57,6 +57,7 @@ type measure struct {
 	wall    time.Duration
 	maxRSS  int64 // KiB
 	cpu     time.Duration
+	faults  int64 // minor page faults: their cost differs by machine (docs/performance.md)
 	objects int
 }
 
@@ -64,12 +65,12 @@ func run(nList string, runs int, wavesmith, helm, chart, work string) error {
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return err
 	}
-	fmt.Printf("%-7s %-12s %8s %12s %11s %10s %10s %10s %11s\n", "N", "tool", "objects", "median wall", "median CPU", "peak RSS", "wall/helm", "CPU/helm", "wall/stream")
+	fmt.Printf("%-7s %-12s %8s %12s %11s %10s %10s %10s %10s %11s\n", "N", "tool", "objects", "median wall", "median CPU", "peak RSS", "faults", "wall/helm", "CPU/helm", "wall/stream")
 	defer fmt.Println("(ws -o DIR: the first write, without a tree or cache, into a folder never used before, the files of the tree in the objects column;\n" +
 		" files alone: the same files written with os.WriteFile alone (in a child process, the writing only); ws -o +f+a: with --flux --argocd; +f+a tmpfs: the same into /dev/shm;\n" +
 		" ws again: render -o of unchanged inputs; ws 1 edit: one spec changed; ws check now: check of the unchanged tree just after;\n" +
 		" ws check: the same 2 s later, when the files just written are trusted by their stat record;\n" +
-		" wall/stream: the row's wall time to the stream's (wavesmith); every run starts after a sync)")
+		" faults: the median of the runs' minor page faults; wall/stream: the row's wall time to the stream's (wavesmith); every run starts after a sync)")
 	for _, f := range strings.Split(nList, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil {
@@ -172,8 +173,8 @@ func run(nList string, runs int, wavesmith, helm, chart, work string) error {
 			}
 			// Issue 21's goals are ratios: the stream's wall and CPU to
 			// helm's (0.10), a tree's wall to the stream's (2).
-			fmt.Printf("%-7d %-12s %8d %12s %11s %8.1fMB %9.3fx %9.3fx %10.2fx\n", n, r.tool, r.m.objects, r.m.wall.Round(time.Millisecond),
-				r.m.cpu.Round(time.Millisecond), float64(r.m.maxRSS)/1024, float64(r.m.wall)/float64(h.wall),
+			fmt.Printf("%-7d %-12s %8d %12s %11s %8.1fMB %10d %9.3fx %9.3fx %10.2fx\n", n, r.tool, r.m.objects, r.m.wall.Round(time.Millisecond),
+				r.m.cpu.Round(time.Millisecond), float64(r.m.maxRSS)/1024, r.m.faults, float64(r.m.wall)/float64(h.wall),
 				float64(r.m.cpu)/float64(h.cpu), float64(r.m.wall)/float64(w.wall))
 		}
 	}
@@ -284,12 +285,14 @@ func median(ms []measure) measure {
 	sort.Slice(ms, func(i, j int) bool { return ms[i].wall < ms[j].wall })
 	med := ms[len(ms)/2]
 	cpu := make([]time.Duration, len(ms))
+	faults := make([]int64, len(ms))
 	for i, m := range ms {
 		med.maxRSS = max(med.maxRSS, m.maxRSS)
-		cpu[i] = m.cpu
+		cpu[i], faults[i] = m.cpu, m.faults
 	}
 	slices.Sort(cpu)
-	med.cpu = cpu[len(cpu)/2]
+	slices.Sort(faults)
+	med.cpu, med.faults = cpu[len(cpu)/2], faults[len(faults)/2]
 	return med
 }
 
@@ -395,6 +398,7 @@ func once(env []string, name string, args ...string) (measure, error) {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		m.maxRSS = ru.Maxrss
 		m.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		m.faults = ru.Minflt
 	}
 	return m, nil
 }
