@@ -2,14 +2,14 @@ package main
 
 import (
 	"math"
-	"os"
 	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 )
 
 // hugePageHeap marks the first n bytes the heap will grow into as
@@ -51,18 +51,12 @@ func hugePageHeap(getenv func(string) string, n int) {
 		}
 		pieces = append(pieces, b)
 	}
-	runtime.KeepAlive(pieces)
-	pieces = nil
+	runtime.KeepAlive(pieces) // each piece held until all are taken: none reused by the next
 	// Freed and given back to the system (untouched, nothing to write
 	// back), so that it does not count against the memory limit before
-	// the heap grows into it; a second time if a collection the
-	// allocations started had already marked them.
-	for range 2 {
-		debug.FreeOSMemory()
-		if heapFree() >= uint64(n) {
-			break
-		}
-	}
+	// the heap grows into it: one complete collection (any collection
+	// running when it is called is finished first), then the release.
+	debug.FreeOSMemory()
 }
 
 // hugePiece is the size of the allocations that take the address space.
@@ -74,23 +68,10 @@ const hugePiece = 4 << 20
 // space taken ahead would count as used and could leave the runtime
 // unable to map its heap later; unknown (no /proc) counts as strict.
 func overcommits() bool {
-	b, err := os.ReadFile("/proc/sys/vm/overcommit_memory")
+	const dir = "/proc/sys/vm"
+	b, err := fsroot.ReadFile(dir, dir+"/overcommit_memory")
 	v := strings.TrimSpace(string(b))
 	return err == nil && (v == "0" || v == "1")
-}
-
-// heapFree is the heap memory free for reuse, released to the system or
-// not.
-func heapFree() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/free:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
-	metrics.Read(s)
-	var n uint64
-	for _, v := range s {
-		if v.Value.Kind() == metrics.KindUint64 {
-			n += v.Value.Uint64()
-		}
-	}
-	return n
 }
 
 // godebugDisablesTHP reports whether GODEBUG sets disablethp=1 (the last
