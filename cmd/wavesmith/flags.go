@@ -437,12 +437,26 @@ func (f *renderFlags) render(c *cobra.Command, s *setup) (*render.Result, error)
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(argocdplugin.Charts(c.Context(), os.Getenv), s.timeout)
 	defer cancel()
-	in, err := load.ReadInputs(ctx, s.opts.Root, s.opts.Generators, s.inputs, c.InOrStdin())
+	in, err := s.readInputs(ctx, c)
 	if err != nil {
 		return nil, err
 	}
 	_, res, err := f.renderRead(ctx, c, s, in, start, nil)
 	return res, err
+}
+
+// readInputs reads the command's inputs (load.ReadInputs) and readies the
+// heap for a render of their size (largeRender): by their number once
+// they are listed, by their bytes as stdin is read and once all are.
+func (s *setup) readInputs(ctx context.Context, c *cobra.Command) (*load.Read, error) {
+	in, err := load.ReadInputs(ctx, s.opts.Root, s.opts.Generators, s.inputs, &readHint{r: c.InOrStdin()}, func(n int) {
+		largeRender(n, 0)
+	})
+	if err != nil {
+		return nil, err
+	}
+	largeRender(0, in.Size())
+	return in, nil
 }
 
 // renderRead decodes the files read and renders them, taking the specs

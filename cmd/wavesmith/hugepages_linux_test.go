@@ -24,6 +24,17 @@ func TestHugePageHeap(t *testing.T) {
 		// asked): 4 collections (debug.FreeOSMemory's, and the limit's
 		// near it), not one a piece beyond the limit (21 without the cap).
 		{"GOMEMLIMIT=16MiB: collections", "collections", "", "16MiB", 1, 6},
+		// largeRender takes it for inputs of hugePageInputs files or
+		// hugePageBytes bytes, not below, with one collection
+		// (debug.FreeOSMemory's), and whole: the policy's limit is not
+		// the user's and is lifted while it takes the region (else half
+		// of 200 MiB). A 32 MiB mapping outside the heap, not one of the
+		// pieces, is advised after it as well: 544 seen.
+		{"largeRender: large", "large", "", "", 16, 32},
+		{"largeRender: small", "small", "", "", 0, 0},
+		{"largeRender: stream", "stream", "", "", 16, 32},
+		{"largeRender: collections", "policy collections", "", "", 1, 2},
+		{"largeRender: MiB advised", "policy size", "", "", hugePageHeapSize>>20 - 8, 2 * hugePageHeapSize >> 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^$")

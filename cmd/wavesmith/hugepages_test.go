@@ -2,9 +2,12 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -18,18 +21,59 @@ const hugePageChildEnv = "WAVESMITH_TEST_HUGEPAGE_CHILD"
 // hugePageChild calls hugePageHeap when mode is "call", then allocates
 // 32 MiB in 1 MiB pieces and prints how many of them lie in memory
 // marked for huge pages (the "hg" flag of /proc/self/smaps); with mode
-// "collections" it prints how many collections the call ran.
+// "collections" it prints how many collections the call ran. The modes
+// "large", "small" and "stream" set the memory policy as main does and
+// tell largeRender of inputs just at, just below the thresholds, and of
+// hugePageBytes read through readHint; "policy collections" prints how
+// many collections largeRender ran under the policy, "policy size" how
+// many MiB it advised.
 func hugePageChild(mode string) int {
 	switch mode {
 	case "call":
 		hugePageHeap(os.Getenv, 64<<20)
-	case "collections": // how many collections the call runs
+	case "policy size": // MiB of address space advised for huge pages
+		setMemoryPolicy(os.Getenv)
+		largeRender(hugePageInputs, 0)
+		hg, err := hugePageVMAs()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		var n uintptr
+		for _, v := range hg {
+			n += v.hi - v.lo
+		}
+		fmt.Println(n >> 20)
+		return 0
+	case "collections", "policy collections": // how many collections the call runs
+		call := func() { hugePageHeap(os.Getenv, 64<<20) }
+		if mode == "policy collections" {
+			setMemoryPolicy(os.Getenv)
+			call = func() { largeRender(hugePageInputs, 0) }
+		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		hugePageHeap(os.Getenv, 64<<20)
+		call()
 		runtime.ReadMemStats(&after)
 		fmt.Println(after.NumGC - before.NumGC)
 		return 0
+	case "large", "small", "stream":
+		setMemoryPolicy(os.Getenv)
+		switch mode {
+		case "large":
+			largeRender(hugePageInputs, 0)
+		case "small":
+			largeRender(hugePageInputs-1, hugePageBytes-1)
+		case "stream":
+			if _, err := io.Copy(io.Discard, &readHint{r: bytes.NewReader(make([]byte, hugePageBytes))}); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 1
+			}
+		}
+		if got := debug.SetMemoryLimit(-1); got != memoryFloor {
+			fmt.Fprintf(os.Stderr, "memory limit %d after largeRender, want the policy's %d\n", got, memoryFloor)
+			return 1
+		}
 	}
 	var keep [][]byte
 	for range 32 {
@@ -53,12 +97,30 @@ func hugePageChild(mode string) int {
 // hugePageMarked reads the process's mappings and returns whether an
 // address lies in one advised for huge pages.
 func hugePageMarked() (func(uintptr) bool, error) {
+	hg, err := hugePageVMAs()
+	if err != nil {
+		return nil, err
+	}
+	return func(p uintptr) bool {
+		for _, v := range hg {
+			if v.lo <= p && p < v.hi {
+				return true
+			}
+		}
+		return false
+	}, nil
+}
+
+// vma is a mapping's address range.
+type vma struct{ lo, hi uintptr }
+
+// hugePageVMAs returns the process's mappings advised for huge pages.
+func hugePageVMAs() ([]vma, error) {
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	type vma struct{ lo, hi uintptr }
 	var hg []vma
 	var cur vma
 	sc := bufio.NewScanner(f)
@@ -77,15 +139,5 @@ func hugePageMarked() (func(uintptr) bool, error) {
 			hg = append(hg, cur)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	return func(p uintptr) bool {
-		for _, v := range hg {
-			if v.lo <= p && p < v.hi {
-				return true
-			}
-		}
-		return false
-	}, nil
+	return hg, sc.Err()
 }

@@ -24,7 +24,6 @@ const (
 )
 
 func main() {
-	hugePageHeap(os.Getenv, hugePageHeapSize)
 	setMemoryPolicy(os.Getenv)
 	stderr, restore := filterStderr(os.Getenv)
 	code := func() int {

@@ -362,7 +362,7 @@ error (an unknown flag, a bad setting).`,
 			defer s.close()
 			ctx, cancel := context.WithTimeout(c.Context(), s.timeout)
 			defer cancel()
-			if err := functions.Run(ctx, c.InOrStdin(), c.OutOrStdout(), s.opts, flagLayer(c)); err != nil {
+			if err := functions.Run(ctx, &readHint{r: c.InOrStdin()}, c.OutOrStdout(), s.opts, flagLayer(c)); err != nil {
 				printFnError(c.ErrOrStderr(), err)
 				return silentError{code: exitError}
 			}

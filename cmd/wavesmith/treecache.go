@@ -84,7 +84,7 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, lk tree
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(argocdplugin.Charts(c.Context(), os.Getenv), s.timeout)
 	defer cancel()
-	in, err := load.ReadInputs(ctx, s.opts.Root, s.opts.Generators, s.inputs, c.InOrStdin())
+	in, err := s.readInputs(ctx, c)
 	if err != nil {
 		return nil, err
 	}

@@ -71,7 +71,7 @@ func BenchmarkReadInputs(b *testing.B) {
 	start := cpuTime()
 	defer reportCPU(b, start)
 	for b.Loop() {
-		if _, err := ReadInputs(context.Background(), root, reg, []string{filepath.Join(root, "specs")}, nil); err != nil {
+		if _, err := ReadInputs(context.Background(), root, reg, []string{filepath.Join(root, "specs")}, nil, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -87,7 +87,7 @@ func DefaultRoot(paths []string, cwd string) string {
 // of the files that decoded, so that a door can check them in the same run
 // (render.Check); they are never to be rendered.
 func Inputs(ctx context.Context, root string, reg generators.Registry, paths []string, stdin io.Reader) ([]*manifest.Object, error) {
-	in, err := ReadInputs(ctx, root, reg, paths, stdin)
+	in, err := ReadInputs(ctx, root, reg, paths, stdin, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -104,6 +104,7 @@ type Read struct {
 	raw    [][]byte // held until decoded; nil when dropped or unreadable
 	sums   [][sha256.Size]byte
 	errs   []error
+	size   int64 // bytes read, stdin's included
 	// changed: a file dropped after reading read otherwise in Decode.
 	changed atomic.Bool
 }
@@ -116,8 +117,12 @@ var maxHeld int64 = 64 << 20
 // ReadInputs is the first half of Inputs: it lists the files of paths
 // and reads them, with every check and budget of Inputs but decoding,
 // and keeps each file's SHA-256 (Each). Files are held for Decode up to
-// maxHeld bytes in all; the others are read again there.
-func ReadInputs(ctx context.Context, root string, reg generators.Registry, paths []string, stdin io.Reader) (*Read, error) {
+// maxHeld bytes in all; the others are read again there. listed, unless
+// nil, is told how many inputs are listed so far as the listing goes
+// (after each folder) and once all are, before any is read (stdin counts
+// as one): what a door may ready itself by for the size of the render
+// ahead.
+func ReadInputs(ctx context.Context, root string, reg generators.Registry, paths []string, stdin io.Reader, listed func(inputs int)) (*Read, error) {
 	if reg == nil {
 		return nil, ErrNoGenerators
 	}
@@ -133,6 +138,9 @@ func ReadInputs(ctx context.Context, root string, reg generators.Registry, paths
 	w := newWalker(ctx, r)
 	defer w.close()
 	var inputs []input
+	if listed != nil {
+		w.listed = func(n int) { listed(len(inputs) + n) }
+	}
 	seen := map[string]bool{} // resolved paths of the files listed
 	add := func(in input) {
 		if in.path != "-" {
@@ -191,6 +199,9 @@ func ReadInputs(ctx context.Context, root string, reg generators.Registry, paths
 	if err := manifest.JoinSorted(pathErrs); err != nil {
 		return nil, err
 	}
+	if listed != nil {
+		listed(len(inputs))
+	}
 	var stdinData []byte
 	for _, in := range inputs {
 		if in.path == "-" {
@@ -248,7 +259,7 @@ func ReadInputs(ctx context.Context, root string, reg generators.Registry, paths
 	if over.Load() {
 		return nil, budgetError(r, inputs, stdinData, errs)
 	}
-	return &Read{root: root, k: k, inputs: inputs, raw: raw, sums: sums, errs: errs}, nil
+	return &Read{root: root, k: k, inputs: inputs, raw: raw, sums: sums, errs: errs, size: read.Load()}, nil
 }
 
 // readRun is the most files read through one opened folder by one worker
@@ -375,6 +386,10 @@ func (in *Read) Each(fn func(path string, sum [sha256.Size]byte, err error)) {
 		fn(f.path, in.sums[i], in.errs[i])
 	}
 }
+
+// Size returns the bytes read, stdin's included: what the render ahead
+// grows with.
+func (in *Read) Size() int64 { return in.size }
 
 // Changed reports whether a file Decode read again (beyond maxHeld) no
 // longer held what ReadInputs read: the objects are the file's new
@@ -724,6 +739,9 @@ type walker struct {
 	r   *fsroot.Root
 	top *os.Root // the root, for symlinks: they may lead anywhere in it
 	err error    // opening top
+	// listed, unless nil, is told after each folder how many files a
+	// walk has listed so far.
+	listed func(files int)
 }
 
 func newWalker(ctx context.Context, r *fsroot.Root) *walker {
@@ -883,6 +901,9 @@ func (w *walker) walk(dir string) (files, candidates []input, err error) {
 				key = resolved(p)
 			}
 			files = append(files, input{path: p, key: key})
+		}
+		if w.listed != nil {
+			w.listed(len(files) + len(candidates))
 		}
 		return nil
 	}

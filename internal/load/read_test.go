@@ -2,8 +2,11 @@ package load
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
@@ -29,7 +32,7 @@ func TestReadInputsRereads(t *testing.T) {
 		if err := os.WriteFile(file, []byte(cm("one")), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		in, err := ReadInputs(context.Background(), root, builtin.Registry(), []string{file}, nil)
+		in, err := ReadInputs(context.Background(), root, builtin.Registry(), []string{file}, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,4 +66,60 @@ func TestChildPath(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestReadInputsSize: listed is told the number of inputs listed so far
+// after each folder and once all are, before any is read; Size is every
+// byte read, the files' and stdin's, whether a file is held for Decode or
+// dropped (maxHeld).
+func TestReadInputsSize(t *testing.T) {
+	root := t.TempDir()
+	cm := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n"
+	for _, f := range []string{"a/a.yaml", "b.yaml", "c.yaml"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, f), []byte(cm), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stdin := cm + "data: {}\n"
+	want := int64(3*len(cm) + len(stdin))
+	for _, held := range []int64{64 << 20, 1} {
+		func() {
+			defer func(v int64) { maxHeld = v }(maxHeld)
+			maxHeld = held
+			r := &readCount{r: strings.NewReader(stdin)}
+			var listed []int
+			in, err := ReadInputs(context.Background(), root, builtin.Registry(), []string{root, "-"}, r, func(n int) {
+				if r.n != 0 {
+					t.Errorf("maxHeld %d: listed(%d) after %d bytes of stdin were read", held, n, r.n)
+				}
+				listed = append(listed, n)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := in.Size(); got != want {
+				t.Errorf("maxHeld %d: Size() = %d, want %d", held, got, want)
+			}
+			// The folder a is listed first (1), then root (3, a's
+			// file included), then stdin is added (4).
+			if w := []int{1, 3, 4}; !slices.Equal(listed, w) {
+				t.Errorf("maxHeld %d: listed %v, want %v", held, listed, w)
+			}
+		}()
+	}
+}
+
+// readCount counts the bytes read from r.
+type readCount struct {
+	r io.Reader
+	n int
+}
+
+func (c *readCount) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
 }
