@@ -19,7 +19,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/wavesmith/wavesmith/internal/outtree"
@@ -222,7 +221,7 @@ func writeAlone(runs int, src, base string) (measure, error) {
 		if err != nil {
 			return measure{}, err
 		}
-		syscall.Sync() // as once does
+		syncDisks() // as once does
 		out, err := exec.Command(self, "-alone-src", src, "-alone-dst", d).Output()
 		if err != nil {
 			return measure{}, fmt.Errorf("files alone: %w", err)
@@ -260,8 +259,7 @@ func writeAloneChild(src, dst string) error {
 		names = append(names, p)
 	}
 	sort.Strings(names)
-	var before, after syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	before := selfCPU()
 	start := time.Now()
 	for _, p := range names {
 		full := filepath.Join(dst, p)
@@ -273,9 +271,8 @@ func writeAloneChild(src, dst string) error {
 		}
 	}
 	wall := time.Since(start)
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &after)
-	cpu := after.Utime.Nano() - before.Utime.Nano() + after.Stime.Nano() - before.Stime.Nano()
-	fmt.Println(wall.Nanoseconds(), cpu, len(names))
+	cpu := selfCPU() - before
+	fmt.Println(wall.Nanoseconds(), cpu.Nanoseconds(), len(names))
 	return nil
 }
 
@@ -380,7 +377,7 @@ func once(env []string, name string, args ...string) (measure, error) {
 	// small files dirty, whose writeback took a core for tens of seconds
 	// and the rows after them with it (a one-spec re-render at 0.47-0.56 s
 	// against 0.35-0.41 s on the same machine at rest).
-	syscall.Sync()
+	syncDisks()
 	cmd := exec.Command(name, args...)
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
@@ -394,12 +391,8 @@ func once(env []string, name string, args ...string) (measure, error) {
 	if err != nil {
 		return measure{}, fmt.Errorf("%v: %s", err, errb.String())
 	}
-	m := measure{wall: wall, objects: out.n}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		m.maxRSS = ru.Maxrss
-		m.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-		m.faults = ru.Minflt
-	}
+	m := measure{wall: wall, objects: out.n, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	m.maxRSS, m.faults = childMemory(cmd.ProcessState)
 	return m, nil
 }
 
