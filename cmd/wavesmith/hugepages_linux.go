@@ -27,11 +27,11 @@ import (
 // takes the lowest free addresses). Nothing is touched here and nothing is
 // kept: the resident memory grows only as the heap is used, by up to 2 MiB
 // a step. Skipped where GODEBUG=disablethp=1 asks the runtime for the
-// opposite, on 32-bit platforms, under a strict commit limit, and where
-// the kernel refuses the advice; at most half of a GOMEMLIMIT. It costs 5
+// opposite, on 32-bit platforms, under a strict commit limit or an
+// address-space limit, and where the kernel refuses the advice; at most half of a GOMEMLIMIT. It costs 5
 // to 10 ms: largeRender calls it for large renders only.
 func hugePageHeap(getenv func(string) string, n int) {
-	if strconv.IntSize < 64 || godebugDisablesTHP(getenv("GODEBUG")) || !overcommits() {
+	if strconv.IntSize < 64 || godebugDisablesTHP(getenv("GODEBUG")) || !overcommits() || addressSpaceLimited() {
 		return
 	}
 	// Within half the memory limit the user may have set (GOMEMLIMIT):
@@ -73,6 +73,22 @@ func overcommits() bool {
 	b, err := fsroot.ReadFile(dir, dir+"/overcommit_memory")
 	v := strings.TrimSpace(string(b))
 	return err == nil && (v == "0" || v == "1")
+}
+
+// addressSpaceLimited reports whether the process's address space or
+// data segment is limited (ulimit -v, ulimit -d; RLIMIT_DATA counts
+// private anonymous mappings, the heap's, since Linux 4.7). The runtime
+// never unmaps heap address space: under such a limit the region would
+// count as used to the end, on top of the heap when it is taken after
+// the inputs were read (240 MiB of inputs then ran out of a 2 GiB limit).
+func addressSpaceLimited() bool {
+	for _, res := range []int{unix.RLIMIT_AS, unix.RLIMIT_DATA} {
+		var l unix.Rlimit
+		if err := unix.Getrlimit(res, &l); err != nil || l.Cur != unix.RLIM_INFINITY {
+			return true
+		}
+	}
+	return false
 }
 
 // godebugDisablesTHP reports whether GODEBUG sets disablethp=1 (the last

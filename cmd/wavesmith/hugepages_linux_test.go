@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // TestHugePageHeap: after hugePageHeap, what the program allocates next
@@ -20,6 +22,8 @@ func TestHugePageHeap(t *testing.T) {
 		{"called", "call", "", "", 16, 32},
 		{"not called", "skip", "", "", 0, 0},
 		{"GODEBUG=disablethp=1", "call", "disablethp=1", "", 0, 0},
+		// Under ulimit -v the region would count as used to the end.
+		{"address-space limit", "limited", "", "", 0, 0},
 		// Under a low GOMEMLIMIT it takes half the limit (8 MiB of the 64
 		// asked): 4 collections (debug.FreeOSMemory's, and the limit's
 		// near it), not one a piece beyond the limit (21 without the cap).
@@ -69,4 +73,9 @@ func TestGodebugDisablesTHP(t *testing.T) {
 			t.Errorf("godebugDisablesTHP(%q) = %v, want %v", in, got, want)
 		}
 	}
+}
+
+// limitAddressSpace sets this process's RLIMIT_AS (ulimit -v) to n bytes.
+func limitAddressSpace(n uint64) error {
+	return unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: n, Max: n})
 }

@@ -26,10 +26,17 @@ const hugePageChildEnv = "WAVESMITH_TEST_HUGEPAGE_CHILD"
 // tell largeRender of inputs just at, just below the thresholds, and of
 // hugePageBytes read through readHint; "policy collections" prints how
 // many collections largeRender ran under the policy, "policy size" how
-// many MiB it advised.
+// many MiB it advised; "limited" calls hugePageHeap under a finite
+// address-space limit (ulimit -v).
 func hugePageChild(mode string) int {
 	switch mode {
 	case "call":
+		hugePageHeap(os.Getenv, 64<<20)
+	case "limited": // under an address-space limit, however large
+		if err := limitAddressSpace(1 << 40); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 		hugePageHeap(os.Getenv, 64<<20)
 	case "policy size": // MiB of address space advised for huge pages
 		setMemoryPolicy(os.Getenv)

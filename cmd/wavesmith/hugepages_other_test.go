@@ -1,0 +1,8 @@
+//go:build !linux
+
+package main
+
+import "errors"
+
+// limitAddressSpace: hugePageHeap is Linux's (TestHugePageHeap).
+func limitAddressSpace(uint64) error { return errors.New("no address-space limit here") }
