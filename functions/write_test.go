@@ -74,12 +74,67 @@ func TestRunAsFramework(t *testing.T) {
 	}
 }
 
+// commented is a ResourceList whose items carry comments in every place
+// (before, after and between items, on lines and keys), block and flow
+// scalars and collections, and an anchor one item uses in the next: what
+// writing the items one by one could write otherwise than kyaml.
+const commented = `apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+# head of the first item
+- apiVersion: example.com/v1 # on its first line
+  kind: Example
+  metadata:
+    name: a # the name
+    annotations:
+      config.kubernetes.io/path: a.yaml
+    labels: &shared
+      app: x
+  spec:
+    # head of a key
+    script: |
+      line one
+
+        indented
+    folded: >-
+      some folded
+      text
+    keep: |+
+      kept
+
+    empty: ""
+    quoted: 'it''s'
+    list: [a, b]
+    flow: {x: 1, y: [2]}
+    nested:
+    - - deep
+      - er
+    -   k: v
+  # foot of spec
+# foot of the first item
+
+# head of the second item, after a blank line
+- apiVersion: example.com/v1
+  kind: Example
+  metadata:
+    name: b
+    labels: *shared
+  spec: {}
+- {apiVersion: example.com/v1, kind: Example, metadata: {name: c}}
+# after the last item
+functionConfig:
+  apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: cfg
+`
+
 // TestWriteListAsKyaml: without children, writeList writes what kyaml's
 // writer writes, byte for byte (comments, quotes, the functionConfig and
 // the results included): the items the user wrote come back as kpt and
 // kustomize would write them themselves.
 func TestWriteListAsKyaml(t *testing.T) {
-	for name, in := range map[string]string{"internal": resourceList, "legacy": withLegacy, "empty": "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n"} {
+	for name, in := range map[string]string{"internal": resourceList, "legacy": withLegacy, "commented": commented, "empty": "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n"} {
 		t.Run(name, func(t *testing.T) {
 			read := func() (*kio.ByteReadWriter, *framework.ResourceList) {
 				rw := &kio.ByteReadWriter{Reader: strings.NewReader(in), KeepReaderAnnotations: true}
