@@ -27,7 +27,8 @@ const hugePageChildEnv = "WAVESMITH_TEST_HUGEPAGE_CHILD"
 // hugePageBytes read through readHint; "policy collections" prints how
 // many collections largeRender ran under the policy, "policy size" how
 // many MiB it advised; "limited" calls hugePageHeap under a finite
-// address-space limit (ulimit -v).
+// address-space limit (ulimit -v); "growth" prints how many collections
+// the memory policy runs while a heap grows (TestMemoryPolicyGrowth).
 func hugePageChild(mode string) int {
 	switch mode {
 	case "call":
@@ -62,6 +63,26 @@ func hugePageChild(mode string) int {
 		runtime.ReadMemStats(&before)
 		call()
 		runtime.ReadMemStats(&after)
+		fmt.Println(after.NumGC - before.NumGC)
+		return 0
+	case "growth": // collections under the policy while 150 MiB become live
+		setMemoryPolicy(os.Getenv)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		// Each kept object between two dropped ones of its size: once
+		// collected, the spans in use are two-thirds free slots, which
+		// the memory limit counts (as the KRM function's heap at 30,000
+		// Kaotos, a quarter there).
+		var live [][]byte
+		var garbage []byte
+		for i := 0; i < 150<<20/(1<<10); i++ {
+			garbage = make([]byte, 1<<10)
+			live = append(live, make([]byte, 1<<10))
+			garbage = make([]byte, 1<<10)
+		}
+		runtime.ReadMemStats(&after)
+		runtime.KeepAlive(live)
+		runtime.KeepAlive(garbage)
 		fmt.Println(after.NumGC - before.NumGC)
 		return 0
 	case "large", "small", "stream":

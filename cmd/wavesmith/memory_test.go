@@ -1,26 +1,34 @@
 package main
 
 import (
+	"fmt"
 	"math"
+	"os"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
 	"time"
 )
 
 func TestRaisedLimit(t *testing.T) {
 	for _, tc := range []struct {
-		limit, live, want int64
+		limit, live, held, want int64
 	}{
-		{memoryFloor, 0, memoryFloor},
-		{memoryFloor, 100 << 20, memoryFloor},           // a 10,000-Kaoto render: the floor holds
-		{memoryFloor, 200 << 20, 300 << 20},             // more live than the floor: 1.5 times live
-		{400 << 20, 200 << 20, 400 << 20},               // never lowered
-		{memoryFloor, 1 << 30, 3 << 29},                 // a large render collects as with GOGC=50
-		{math.MaxInt64 / 2, 1 << 20, math.MaxInt64 / 2}, // no overflow from a large limit
+		{memoryFloor, 0, 0, memoryFloor},
+		{memoryFloor, 80 << 20, 105 << 20, memoryFloor},          // a 10,000-Kaoto stream: the floor holds
+		{memoryFloor, 100 << 20, 150 << 20, 250 << 20},           // under the floor, with little room left: raised
+		{memoryFloor, 200 << 20, 200 << 20, 400 << 20},           // as much as live more
+		{memoryFloor, 200 << 20, 275 << 20, 475 << 20},           // on top of what the runtime holds (spans' free slots, metadata)
+		{450 << 20, 200 << 20, 290 << 20, 490 << 20},             // a limit near what is held is raised again
+		{memoryFloor, 200 << 20, 0, 400 << 20},                   // held unknown: live
+		{600 << 20, 200 << 20, 220 << 20, 600 << 20},             // never lowered
+		{memoryFloor, 1 << 30, 1 << 30, 2 << 30},                 // a large render collects as with GOGC=100
+		{math.MaxInt64 / 4, 1 << 20, 1 << 20, math.MaxInt64 / 4}, // no overflow from a large limit
 	} {
-		if got := raisedLimit(tc.limit, tc.live); got != tc.want {
-			t.Errorf("raisedLimit(%d, %d) = %d, want %d", tc.limit, tc.live, got, tc.want)
+		if got := raisedLimit(tc.limit, tc.live, tc.held); got != tc.want {
+			t.Errorf("raisedLimit(%d, %d, %d) = %d, want %d", tc.limit, tc.live, tc.held, got, tc.want)
 		}
 	}
 }
@@ -73,8 +81,8 @@ func TestMemoryPolicyYieldsToEnvironment(t *testing.T) {
 }
 
 // TestMemoryLimitFollowsLiveHeap: a live heap over the floor raises the
-// limit after a collection (to 1.5 times what is live), so a large
-// render never collects continuously.
+// limit after a collection (to what the runtime holds and as much as is
+// live: raisedLimit), so a large render never collects continuously.
 func TestMemoryLimitFollowsLiveHeap(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(math.MaxInt64))
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
@@ -128,4 +136,26 @@ func policyOff() {
 	policy.Lock()
 	policy.on = false
 	policy.Unlock()
+}
+
+// TestMemoryPolicyGrowth: under the policy, a heap whose live part grows
+// to 150 MiB in spans left two-thirds free collects a few times (2 seen),
+// in a fresh process (hugePageChild's "growth"): the raised limit counts
+// what the runtime holds, not only what is live. With 1.5 times live it
+// collected 8 to 20 times (the control, seen).
+func TestMemoryPolicyGrowth(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), hugePageChildEnv+"=growth", "GOGC=", "GOMEMLIMIT=")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	var n int
+	if _, err := fmt.Sscan(strings.TrimSpace(string(out)), &n); err != nil {
+		t.Fatalf("child printed %q: %v", out, err)
+	}
+	t.Logf("%d collections", n)
+	if n > 5 {
+		t.Errorf("%d collections while 150 MiB became live, want 5 at most", n)
+	}
 }
