@@ -1,10 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"os/exec"
-	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -41,17 +37,7 @@ func TestHugePageHeap(t *testing.T) {
 		{"largeRender: MiB advised", "policy size", "", "", hugePageHeapSize>>20 - 8, 2 * hugePageHeapSize >> 20},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(), hugePageChildEnv+"="+tc.mode, "GODEBUG="+tc.godebug, "GOMEMLIMIT="+tc.memlimit)
-			out, err := cmd.Output()
-			if err != nil {
-				t.Fatalf("child: %v\n%s", err, out)
-			}
-			var n int
-			if _, err := fmt.Sscan(strings.TrimSpace(string(out)), &n); err != nil {
-				t.Fatalf("child printed %q: %v", out, err)
-			}
-			t.Logf("child printed %d", n)
+			n := runChild(t, tc.mode, "GODEBUG="+tc.godebug, "GOMEMLIMIT="+tc.memlimit)
 			if n < tc.min || n > tc.max {
 				t.Errorf("child printed %d (mode %s: allocations of 32 in memory advised for huge pages, or collections), want %d to %d", n, tc.mode, tc.min, tc.max)
 			}

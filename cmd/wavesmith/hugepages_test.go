@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"testing"
 	"unsafe"
 )
 
@@ -120,6 +122,25 @@ func hugePageChild(mode string) int {
 	}
 	fmt.Println(n)
 	return 0
+}
+
+// runChild runs hugePageChild with mode in a fresh process of the test
+// binary, with env added to the environment, and returns the number it
+// printed.
+func runChild(t *testing.T, mode string, env ...string) int {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), hugePageChildEnv+"="+mode), env...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("child %s: %v\n%s", mode, err, out)
+	}
+	var n int
+	if _, err := fmt.Sscan(strings.TrimSpace(string(out)), &n); err != nil {
+		t.Fatalf("child %s printed %q: %v", mode, out, err)
+	}
+	t.Logf("child %s printed %d", mode, n)
+	return n
 }
 
 // hugePageMarked reads the process's mappings and returns whether an

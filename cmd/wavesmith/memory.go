@@ -21,8 +21,9 @@ import (
 // and 15% more). A render holding more than the limit allows raises the
 // limit after each collection to what the runtime holds then and as much
 // as the heap holds (raisedLimit), so it collects as with GOGC=100
-// instead of continuously. With GOMEMLIMIT set and GOGC unset, GOGC is gcPercent:
-// the collector never waits on a limit the user may have lifted.
+// instead of continuously. With GOMEMLIMIT set and GOGC unset, GOGC is
+// gcPercent: the collector never waits on a limit the user may have
+// lifted.
 const (
 	gcPercent   = 200
 	memoryFloor = 200 << 20 // bytes; with the binary's own ~40 MB, about 230 MB of RSS

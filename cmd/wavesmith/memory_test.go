@@ -1,13 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"math"
-	"os"
-	"os/exec"
 	"runtime"
 	"runtime/debug"
-	"strings"
 	"testing"
 	"time"
 )
@@ -144,18 +140,7 @@ func policyOff() {
 // what the runtime holds, not only what is live. With 1.5 times live it
 // collected 8 to 20 times (the control, seen).
 func TestMemoryPolicyGrowth(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), hugePageChildEnv+"=growth", "GOGC=", "GOMEMLIMIT=")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("child: %v\n%s", err, out)
-	}
-	var n int
-	if _, err := fmt.Sscan(strings.TrimSpace(string(out)), &n); err != nil {
-		t.Fatalf("child printed %q: %v", out, err)
-	}
-	t.Logf("%d collections", n)
-	if n > 5 {
+	if n := runChild(t, "growth", "GOGC=", "GOMEMLIMIT="); n > 5 {
 		t.Errorf("%d collections while 150 MiB became live, want 5 at most", n)
 	}
 }
