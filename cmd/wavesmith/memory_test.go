@@ -135,12 +135,12 @@ func policyOff() {
 }
 
 // TestMemoryPolicyGrowth: under the policy, a heap whose live part grows
-// to 150 MiB in spans left two-thirds free collects a few times (2 seen),
-// in a fresh process (hugePageChild's "growth"): the raised limit counts
-// what the runtime holds, not only what is live. With 1.5 times live it
-// collected 8 to 20 times (the control, seen).
+// to 150 MiB in spans left three-quarters free collects a few times (3
+// to 4 seen), in a fresh process (hugePageChild's "growth"): the raised
+// limit counts what the runtime holds, not only what is live. With 1.5
+// times live it collected 28 to 117 times (the control, seen).
 func TestMemoryPolicyGrowth(t *testing.T) {
-	if n := runChild(t, "growth", "GOGC=", "GOMEMLIMIT="); n > 5 {
-		t.Errorf("%d collections while 150 MiB became live, want 5 at most", n)
+	if n := runChild(t, "growth", "GOGC=", "GOMEMLIMIT="); n > 10 {
+		t.Errorf("%d collections while 150 MiB became live, want 10 at most", n)
 	}
 }
