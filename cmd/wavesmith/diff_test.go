@@ -50,7 +50,7 @@ var envtestCluster struct {
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(hugePageChildEnv); mode != "" {
-		os.Exit(hugePageChild(mode)) // TestHugePageHeap's fresh process
+		os.Exit(hugePageChild(mode)) // runChild's fresh process
 	}
 	// The tree cache of the in-process renders: never the user's.
 	cache, err := os.MkdirTemp("", "wavesmith-tree-cache-")

@@ -28,8 +28,9 @@ import (
 // kept: the resident memory grows only as the heap is used, by up to 2 MiB
 // a step. Skipped where GODEBUG=disablethp=1 asks the runtime for the
 // opposite, on 32-bit platforms, under a strict commit limit or an
-// address-space limit, and where the kernel refuses the advice; at most half of a GOMEMLIMIT. It costs 5
-// to 10 ms: largeRender calls it for large renders only.
+// address-space limit, and where the kernel refuses the advice; at most
+// half of a GOMEMLIMIT. It costs 5 to 10 ms: largeRender calls it for
+// large renders only.
 func hugePageHeap(getenv func(string) string, n int) {
 	if strconv.IntSize < 64 || godebugDisablesTHP(getenv("GODEBUG")) || !overcommits() || addressSpaceLimited() {
 		return

@@ -1,9 +1,15 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wavesmith/wavesmith/internal/treecache"
 )
 
 // TestHugePageHeap: after hugePageHeap, what the program allocates next
@@ -40,6 +46,61 @@ func TestHugePageHeap(t *testing.T) {
 			n := runChild(t, tc.mode, "GODEBUG="+tc.godebug, "GOMEMLIMIT="+tc.memlimit)
 			if n < tc.min || n > tc.max {
 				t.Errorf("child printed %d (mode %s: allocations of 32 in memory advised for huge pages, or collections), want %d to %d", n, tc.mode, tc.min, tc.max)
+			}
+		})
+	}
+}
+
+// TestLargeRenderDoors: the commands take the region through their own
+// doors, as a user runs them (hugePageChild's "render" and "fn" modes:
+// run in a fresh process): render once its folder lists hugePageInputs
+// specs, not one fewer (those come to far less than hugePageBytes), and
+// the KRM function once its ResourceList reaches hugePageBytes, not for
+// a small one.
+func TestLargeRenderDoors(t *testing.T) {
+	kaoto := func(i int) string {
+		return fmt.Sprintf("apiVersion: designer.kaoto.io/v1alpha1\nkind: Kaoto\nmetadata:\n  name: k%05d\n  namespace: demo\n", i)
+	}
+	// folder holds files specs in specs/, one a file, and a ResourceList
+	// of listed Kaotos beside it (resourcelist.yaml).
+	folder := func(t *testing.T, files, listed int) (dir string, listBytes int) {
+		dir = t.TempDir()
+		if err := os.Mkdir(filepath.Join(dir, "specs"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for i := range files {
+			if err := os.WriteFile(filepath.Join(dir, "specs", fmt.Sprintf("k%05d.yaml", i)), []byte(kaoto(i)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var rl strings.Builder
+		rl.WriteString("apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n")
+		for i := range listed {
+			rl.WriteString("- " + strings.ReplaceAll(strings.TrimSuffix(kaoto(i), "\n"), "\n", "\n  ") + "\n")
+		}
+		if err := os.WriteFile(filepath.Join(dir, "resourcelist.yaml"), []byte(rl.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir, rl.Len()
+	}
+	for _, tc := range []struct {
+		name, mode    string
+		files, listed int
+		large         bool // the region is taken
+	}{
+		{"render: hugePageInputs files", "render", hugePageInputs, 0, true},
+		{"render: one fewer", "render", hugePageInputs - 1, 0, false},
+		{"fn: hugePageBytes of ResourceList", "fn", 0, 3000, true},
+		{"fn: a small ResourceList", "fn", 0, 10, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, listBytes := folder(t, tc.files, tc.listed)
+			if tc.mode == "fn" && tc.large != (listBytes >= hugePageBytes) {
+				t.Fatalf("the ResourceList holds %d bytes: not what the case is about (hugePageBytes %d)", listBytes, hugePageBytes)
+			}
+			n := runChild(t, tc.mode, hugePageDirEnv+"="+dir, treecache.Env+"=off", "GODEBUG=", "GOMEMLIMIT=")
+			if tc.large && (n < 16 || n > 32) || !tc.large && n != 0 {
+				t.Errorf("%d of 32 allocations after the command lie in memory advised for huge pages, want %s", n, map[bool]string{true: "16 to 32", false: "none"}[tc.large])
 			}
 		})
 	}
