@@ -49,34 +49,47 @@ const (
 const hugePageHeapSize = 512 << 20
 
 // setMemoryPolicy applies the settings above where the environment does
-// not set them.
-func setMemoryPolicy(getenv func(string) string) { setMemoryPolicyFloor(getenv, memoryFloor) }
+// not set them, and raises the limit with the live heap (watchLiveHeap).
+func setMemoryPolicy(getenv func(string) string) {
+	if gen, on := applyMemoryPolicy(getenv, memoryFloor); on {
+		watchLiveHeap(gen)
+	}
+}
 
 // policy is the limit the policy set, when it set one (on: GOMEMLIMIT
-// unset).
+// unset). gen counts the policies applied in this process: a watch of an
+// earlier one (tests apply several) ends at its next call.
 var policy struct {
 	sync.Mutex
 	on           bool
+	gen          int
 	floor, limit int64
 }
 
-func setMemoryPolicyFloor(getenv func(string) string, floor int64) {
+// applyMemoryPolicy sets the collector's settings for floor and reports
+// the policy's generation and whether it set a limit.
+func applyMemoryPolicy(getenv func(string) string, floor int64) (gen int, on bool) {
 	policy.Lock()
+	defer policy.Unlock()
+	policy.gen++
 	policy.on = false
-	policy.Unlock()
 	if getenv("GOMEMLIMIT") != "" {
 		if getenv("GOGC") == "" {
 			debug.SetGCPercent(gcPercent)
 		}
-		return
+		return policy.gen, false
 	}
-	policy.Lock()
 	policy.on, policy.floor, policy.limit = true, floor, floor
 	debug.SetMemoryLimit(floor)
-	policy.Unlock()
 	if getenv("GOGC") == "" {
 		debug.SetGCPercent(-1) // after the limit is set: the limit alone triggers a collection
 	}
+	return policy.gen, true
+}
+
+// watchLiveHeap raises the policy's limit after each collection
+// (raisedLimit) while policy gen is in force.
+func watchLiveHeap(gen int) {
 	// What the heap holds, and what the runtime holds but free pages:
 	// all it maps but what it gave back and what it can give back.
 	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}, {Name: "/memory/classes/heap/free:bytes"}}
@@ -85,17 +98,20 @@ func setMemoryPolicyFloor(getenv func(string) string, floor int64) {
 		// Called once a collection found the sentinel unreachable: read
 		// what the heap holds and arm the next call.
 		metrics.Read(sample)
+		policy.Lock()
+		defer policy.Unlock()
+		if !policy.on || policy.gen != gen {
+			return
+		}
 		if sample[0].Value.Kind() == metrics.KindUint64 {
 			live, held := int64(sample[0].Value.Uint64()), int64(0)
 			if sample[1].Value.Kind() == metrics.KindUint64 && sample[2].Value.Kind() == metrics.KindUint64 && sample[3].Value.Kind() == metrics.KindUint64 {
 				held = int64(sample[1].Value.Uint64() - sample[2].Value.Uint64() - sample[3].Value.Uint64())
 			}
-			policy.Lock()
-			if next := raisedLimit(policy.limit, live, held); policy.on && next != policy.limit {
+			if next := raisedLimit(policy.limit, live, held); next != policy.limit {
 				policy.limit = next
 				debug.SetMemoryLimit(next)
 			}
-			policy.Unlock()
 		}
 		armAfterGC(watch)
 	}
