@@ -2,6 +2,7 @@ package outtree
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -60,6 +61,50 @@ type Index struct {
 	orderStats []FileStat
 	// rule is the racy rule of the walk that made the Index (Same).
 	rule racyRule
+	// Sums are the SHA-256 digests of the bytes of the files the Index
+	// records racy when it is made (sumRacy): such a file is read by the
+	// next walk, and Intact compares its digest instead of the caller
+	// loading the bytes recorded. Empty when more than maxRacySums files
+	// are racy (a tree just written whole: reading it all costs no more).
+	Sums map[string]Sum
+}
+
+// Sum is a SHA-256 digest of a file's bytes.
+type Sum = [sha256.Size]byte
+
+// maxRacySums bounds Sums: a render that changed a few specs leaves a few
+// racy files, a tree written whole tens of thousands.
+const maxRacySums = 4096
+
+// sumRacy sets ix.Sums to the digests of files' bytes for each file ix
+// records with times within RacyMargin of Taken, the largest margin (a
+// walk's own rule may trust some of them: their digests are then not
+// read), when there are at most maxRacySums; files holds the bytes ix's
+// files hold (they were written or found to hold them).
+func (ix *Index) sumRacy(files map[string][]byte) {
+	if ix == nil {
+		return
+	}
+	ix.Sums = nil
+	limit := ix.Taken - racyMargin
+	var racy []string
+	for p, st := range ix.Files {
+		if st.Mtime >= limit || st.Ctime >= limit {
+			if len(racy) == maxRacySums {
+				return
+			}
+			racy = append(racy, p)
+		}
+	}
+	if len(racy) == 0 {
+		return
+	}
+	ix.Sums = make(map[string]Sum, len(racy))
+	for _, p := range racy {
+		if b, ok := files[p]; ok {
+			ix.Sums[p] = sha256.Sum256(b)
+		}
+	}
 }
 
 // RacyMargin is how much older than the record a file's mtime and ctime
@@ -255,16 +300,68 @@ func sameStats(ix, o *Index, m, old map[string]FileStat, rule racyRule) bool {
 	return true
 }
 
-const indexMagic = "wavesmith tree index v2\n"
+const indexMagic = "wavesmith tree index v3\n"
 
 // MarshalBinary encodes ix: the files, then the folders, each in path
-// order, each path sharing its prefix with the one before.
+// order, each path sharing its prefix with the one before; then the
+// digests of Sums, in the order of the files, each after the number of
+// files since the one before.
 func (ix *Index) MarshalBinary() ([]byte, error) {
-	b := make([]byte, 0, len(indexMagic)+16+(len(ix.Files)+len(ix.Dirs))*48)
+	b := make([]byte, 0, len(indexMagic)+16+(len(ix.Files)+len(ix.Dirs))*48+len(ix.Sums)*(sha256.Size+2))
 	b = append(b, indexMagic...)
 	b = binary.AppendVarint(b, ix.Taken)
-	b = appendStats(b, ix.Files, ix.ordered())
-	return appendStats(b, ix.Dirs, nil), nil
+	files := ix.ordered()
+	if files == nil {
+		files = sortedStats(ix.Files)
+	}
+	b = appendStats(b, ix.Files, files)
+	b = appendStats(b, ix.Dirs, nil)
+	return appendSums(b, files, ix.Sums), nil
+}
+
+// appendSums appends the digests sums holds of files (in path order):
+// their count, then for each its distance from the one before in files
+// and its digest.
+func appendSums(b []byte, files []statPair, sums map[string]Sum) []byte {
+	n := 0
+	for _, f := range files {
+		if _, ok := sums[f.p]; ok {
+			n++
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(n))
+	last := -1
+	for i, f := range files {
+		if s, ok := sums[f.p]; ok {
+			b = binary.AppendUvarint(b, uint64(i-last))
+			b = append(b, s[:]...)
+			last = i
+		}
+	}
+	return b
+}
+
+// sums reads what appendSums wrote of order, the files in path order.
+func (d *statsDecoder) sums(order []string) (map[string]Sum, error) {
+	count := d.uvarint()
+	if d.bad || count > uint64(len(order)) || count > uint64(len(d.b)/(sha256.Size+1)) {
+		return nil, fmt.Errorf("%w: %d digests", errIndex, count)
+	}
+	if count == 0 {
+		return nil, nil
+	}
+	sums := make(map[string]Sum, count)
+	at := -1
+	for i := uint64(0); i < count; i++ {
+		step := d.uvarint()
+		if d.bad || step == 0 || step > uint64(len(order)-1-at) || len(d.b) < sha256.Size {
+			return nil, fmt.Errorf("%w: digest %d", errIndex, i)
+		}
+		at += int(step)
+		sums[order[at]] = Sum(d.b[:sha256.Size])
+		d.b = d.b[sha256.Size:]
+	}
+	return sums, nil
 }
 
 // statPair is a path and its identity, as encoded.
@@ -292,17 +389,23 @@ func (ix *Index) ordered() []statPair {
 	return pairs
 }
 
+// sortedStats returns the identities of m in path order: sorted as
+// pairs, no lookup per path once sorted (tens of thousands of random map
+// accesses).
+func sortedStats(m map[string]FileStat) []statPair {
+	pairs := make([]statPair, 0, len(m))
+	for p, st := range m {
+		pairs = append(pairs, statPair{p, st})
+	}
+	slices.SortFunc(pairs, func(x, y statPair) int { return strings.Compare(x.p, y.p) })
+	return pairs
+}
+
 // appendStats appends the identities of m to b; pairs, when not nil, are
 // those of m in path order.
 func appendStats(b []byte, m map[string]FileStat, pairs []statPair) []byte {
 	if pairs == nil {
-		// Sorted as pairs: no lookup per path once sorted (tens of
-		// thousands of random map accesses).
-		pairs = make([]statPair, 0, len(m))
-		for p, st := range m {
-			pairs = append(pairs, statPair{p, st})
-		}
-		slices.SortFunc(pairs, func(x, y statPair) int { return strings.Compare(x.p, y.p) })
+		pairs = sortedStats(m)
 	}
 	b = binary.AppendUvarint(b, uint64(len(pairs)))
 	prev := ""
@@ -351,10 +454,14 @@ func (ix *Index) UnmarshalBinary(b []byte) error {
 	if err != nil {
 		return err
 	}
+	sums, err := d.sums(order)
+	if err != nil {
+		return err
+	}
 	if len(d.b) != 0 {
 		return fmt.Errorf("%w: trailing bytes", errIndex)
 	}
-	ix.Taken, ix.Files, ix.Dirs, ix.order, ix.orderStats = taken, files, dirs, order, orderStats
+	ix.Taken, ix.Files, ix.Dirs, ix.order, ix.orderStats, ix.Sums = taken, files, dirs, order, orderStats, sums
 	return nil
 }
 

@@ -22,7 +22,7 @@ func FuzzIndexUnmarshal(f *testing.F) {
 	}, Dirs: map[string]FileStat{
 		"ns":         {Size: 4096, Mtime: 7, Ctime: 8, Ino: 9, Dev: 4, Mode: 0o40755},
 		"ns/kaoto-a": {Size: 4096, Mtime: 7, Ctime: 8, Ino: 10, Dev: 4, Mode: 0o40755},
-	}}
+	}, Sums: map[string]Sum{"ns/kaoto-a/deployment.yaml": {1, 2, 3}, "ns/kaoto-b/deployment.yaml": {31: 9}}}
 	b, err := ix.MarshalBinary()
 	if err != nil {
 		f.Fatal(err)
@@ -33,7 +33,7 @@ func FuzzIndexUnmarshal(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var ix Index
 		if err := ix.UnmarshalBinary(b); err != nil {
-			if ix.Files != nil || ix.Dirs != nil {
+			if ix.Files != nil || ix.Dirs != nil || ix.Sums != nil {
 				t.Fatal("a failed decode changed the Index")
 			}
 			return
@@ -48,6 +48,9 @@ func FuzzIndexUnmarshal(f *testing.F) {
 		}
 		if diff := cmp.Diff([]map[string]FileStat{ix.Files, ix.Dirs}, []map[string]FileStat{back.Files, back.Dirs}); diff != "" || ix.Taken != back.Taken {
 			t.Errorf("decode(encode(decode(b))) differs: %s", diff)
+		}
+		if diff := cmp.Diff(ix.Sums, back.Sums); diff != "" {
+			t.Errorf("decode(encode(decode(b))) differs in its digests: %s", diff)
 		}
 	})
 }

@@ -1,6 +1,8 @@
 package outtree
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -56,4 +58,73 @@ func TestIntact(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestIntactRacyDigests: a tree just written (every file racy, as a
+// render leaves the files it wrote) is intact by the digests its Index
+// records of them, through the record's encoding, and so is one written
+// again with the same bytes; a racy file edited in place, size and mtime
+// kept, or a record without digests (more racy files than maxRacySums)
+// is not intact. The controls show the digests are what decides.
+func TestIntactRacyDigests(t *testing.T) {
+	want := indexTree()
+	const p = "a/y.yaml"
+	write := func(t *testing.T, files map[string][]byte) (string, *Index) {
+		dir := filepath.Join(t.TempDir(), "tree")
+		ix, err := WriteIndexed(context.Background(), "", dir, files, Known{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dir, ix
+	}
+	t.Run("just written", func(t *testing.T) {
+		dir, ix := write(t, want)
+		if len(ix.Sums) != len(want) {
+			t.Fatalf("the write recorded %d digests, want one a racy file (%d)", len(ix.Sums), len(want))
+		}
+		b, err := ix.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Index
+		if err := back.UnmarshalBinary(b); err != nil {
+			t.Fatal(err)
+		}
+		if !Intact(dir, &back) {
+			t.Error("Intact = false for the tree just written, want true by its digests")
+		}
+		noSums := back
+		noSums.Sums = nil
+		if Intact(dir, &noSums) {
+			t.Error("Intact = true without digests for racy files, want false (control)")
+		}
+	})
+	t.Run("edited in place", func(t *testing.T) {
+		dir, ix := write(t, want)
+		rec := ix.Files[p]
+		sameSizeEdit(t, flip(want[p]), time.Unix(0, rec.Mtime))(filepath.Join(dir, p))
+		if Intact(dir, ix) {
+			t.Error("Intact = true for a racy file edited in place, want false")
+		}
+	})
+	t.Run("rewritten with the same bytes", func(t *testing.T) {
+		dir, ix := write(t, want)
+		mustWrite(t, filepath.Join(dir, p), string(want[p]))
+		if !Intact(dir, ix) {
+			t.Error("Intact = false for a file written again with the bytes of its digest, want true")
+		}
+	})
+	t.Run("too many racy files", func(t *testing.T) {
+		many := map[string][]byte{}
+		for i := range maxRacySums + 1 {
+			many[fmt.Sprintf("d%02d/f%05d.yaml", i%50, i)] = []byte("kind: ConfigMap\n")
+		}
+		dir, ix := write(t, many)
+		if ix.Sums != nil {
+			t.Errorf("the write recorded %d digests for %d racy files, want none over %d", len(ix.Sums), len(many), maxRacySums)
+		}
+		if Intact(dir, ix) {
+			t.Error("Intact = true without digests, want false")
+		}
+	})
 }

@@ -56,6 +56,7 @@ func ReadIndexed(dir string, want map[string][]byte, known Known) (map[string][]
 	if _, ok := files[MarkerFile]; ok {
 		return nil, nil, interrupted(dir)
 	}
+	ix.sumRacy(want)
 	return files, ix, nil
 }
 

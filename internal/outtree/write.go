@@ -212,6 +212,7 @@ func writeIndexed(ctx context.Context, anchor, dir string, files map[string][]by
 		return nil, err
 	}
 	if ix, err := update(ctx, parent, base, files, known); !errors.Is(err, errNoUpdate) {
+		ix.sumRacy(files)
 		return ix, err
 	}
 	tmp, err := os.MkdirTemp(parent, tempPrefix(base))
@@ -246,6 +247,7 @@ func writeIndexed(ctx context.Context, anchor, dir string, files map[string][]by
 	}
 	if stats != nil {
 		ix = &Index{Taken: taken, Files: stats}
+		ix.sumRacy(files)
 	}
 	if replaced != "" {
 		if rerr := os.RemoveAll(replaced); rerr != nil {
