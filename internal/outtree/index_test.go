@@ -55,6 +55,21 @@ func FuzzIndexUnmarshal(f *testing.F) {
 	})
 }
 
+// encodeDecode returns ix encoded and decoded (MarshalBinary,
+// UnmarshalBinary), failing the test when either fails.
+func encodeDecode(t *testing.T, ix *Index) *Index {
+	t.Helper()
+	b, err := ix.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Index
+	if err := back.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	return &back
+}
+
 // TestKidsDecoded: the entries of each recorded folder, grouped from the
 // paths in order as decoded (runs split by subfolders, a folder's files
 // sliced, not copied), are those grouped from the map.
@@ -66,14 +81,7 @@ func TestKidsDecoded(t *testing.T) {
 	for _, d := range []string{"a", "a/b", "a/b.d", "e", "e/f"} {
 		ix.Dirs[d] = FileStat{Mode: 0o40755}
 	}
-	b, err := ix.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back Index
-	if err := back.UnmarshalBinary(b); err != nil {
-		t.Fatal(err)
-	}
+	back := encodeDecode(t, ix)
 	if len(back.order) != len(ix.Files) {
 		t.Fatalf("decoded %d paths in order, want %d", len(back.order), len(ix.Files))
 	}
@@ -113,14 +121,7 @@ func TestMarshalOrdered(t *testing.T) {
 	for _, p := range []string{"kustomization.yaml", "a/x.yaml", "a/b.yaml", "a/b/y.yaml", "c.yaml"} {
 		base.Files[p] = FileStat{Size: int64(len(p)), Ino: uint64(len(p))}
 	}
-	b, err := base.MarshalBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var decoded Index
-	if err := decoded.UnmarshalBinary(b); err != nil {
-		t.Fatal(err)
-	}
+	decoded := encodeDecode(t, base)
 	for _, c := range []struct {
 		name    string
 		edit    func(m map[string]FileStat)
