@@ -50,7 +50,8 @@ type tree struct {
 	known outtree.Known
 	// intact: the tree is cached and the tree on disk holds it, every
 	// file as its Index recorded (outtree.Intact); files is then nil
-	// (never read from the cache), and the tree has count files.
+	// (never read from the cache), the tree has count files, and
+	// known.Index is the record Intact made of the tree, for store.
 	intact bool
 	count  int
 }
@@ -112,17 +113,17 @@ func (f *renderFlags) renderTree(c *cobra.Command, s *setup, dir string, lk tree
 			return nil, err
 		}
 		if replayPrevious(dir, e) {
-			intact := tc.readFiles(dir, e)
+			now, intact := tc.readFiles(dir, e)
 			if intact || e.Files != nil {
 				treeCacheHits.Add(1)
 				if f.verbose {
 					fmt.Fprintf(c.ErrOrStderr(), "%s: the tree of these inputs and settings is in the tree cache (%d specs): not rendered again, in %s\n", dir, e.Specs, time.Since(start).Round(time.Millisecond))
 				}
-				count := len(e.Files)
+				count, known := len(e.Files), outtree.Known{Index: e.Tree, Files: e.Files}
 				if intact {
-					count = len(e.Tree.Files)
+					count, known.Index = len(e.Tree.Files), now
 				}
-				return &tree{files: e.Files, objects: e.Objects, specs: e.Specs, cached: e, release: release, store: tc.storeTree(e), known: outtree.Known{Index: e.Tree, Files: e.Files}, intact: intact, count: count}, nil
+				return &tree{files: e.Files, objects: e.Objects, specs: e.Specs, cached: e, release: release, store: tc.storeTree(e), known: known, intact: intact, count: count}, nil
 			}
 		}
 		// The cached tree read another previous tree, or its files
@@ -378,17 +379,18 @@ func (t *treeCache) last(resolve treecache.Resolve) func() outtree.Known {
 
 // readFiles reads the files of the entry e unless the tree at dir holds
 // them, as the record of its files says (outtree.Intact: then the tree
-// need be neither read nor written, and intact is true); checked under
-// the tree's lock, which the caller holds. Files stays nil when they
-// could not be read (a spoiled chunk): the tree is rendered.
-func (t *treeCache) readFiles(dir string, e *treecache.Entry) (intact bool) {
-	intact = outtree.Intact(dir, e.Tree)
+// need be neither read nor written, intact is true and now is the record
+// of the tree as it is, to store); checked under the tree's lock, which
+// the caller holds. Files stays nil when they could not be read (a
+// spoiled chunk): the tree is rendered.
+func (t *treeCache) readFiles(dir string, e *treecache.Entry) (now *outtree.Index, intact bool) {
+	now, intact = outtree.Intact(dir, e.Tree)
 	if intact {
 		treesIntact.Add(1)
 	} else {
 		_ = t.c.ReadFiles(t.slot, e, resolver(t.records(), nil))
 	}
-	return intact
+	return now, intact
 }
 
 // store keeps e; a cache that cannot be written costs the next render

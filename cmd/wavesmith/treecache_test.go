@@ -253,24 +253,46 @@ func TestTreeCacheRandomEditsTrusted(t *testing.T) {
 // written), and their digests in the tree's record decide (outtree.Index
 // Sums); so after a render that changed one spec. Removing the digests
 // (the control, by hand) makes each check load the entry and read the
-// tree.
+// tree. With no racy margin, the files the check read are older than its
+// walk, and it stores the record of that walk (the tree's record file
+// changes), which trusts them: the next check reads none of them (the
+// wiring's control, by hand: without it the record stays).
 func TestCheckAfterRenderIntact(t *testing.T) {
-	r := newEditRoot(t)
-	cache := t.TempDir()
-	out := filepath.Join(r.dir, "out")
-	for step, edit := range []func(){
-		func() {},
-		func() { r.specs[1] = "2.4.3/"; r.writeSpec(1) },
-	} {
-		edit()
-		r.render("out", cache, nil)
-		intact := treesIntact.Load()
-		if code, stdout, stderr := wavesmith(t, "", "check", filepath.Join(r.dir, "specs"), "--root", r.dir, "-o", out); code != 0 {
-			t.Fatalf("step %d: check of the tree just rendered: exit %d\n%s%s", step, code, stdout, stderr)
-		}
-		if treesIntact.Load() == intact {
-			t.Errorf("step %d: the check right after the render did not find the tree intact", step)
-		}
+	for _, margin := range []bool{true, false} {
+		t.Run(fmt.Sprintf("racy margin %v", margin), func(t *testing.T) {
+			if !margin {
+				t.Cleanup(outtree.SetRacyMarginForTest(0))
+			}
+			r := newEditRoot(t)
+			cache := t.TempDir()
+			out := filepath.Join(r.dir, "out")
+			record := filepath.Join(cache, treecache.Slot(out)+".tree")
+			for step, edit := range []func(){
+				func() {},
+				func() { r.specs[1] = "2.4.3/"; r.writeSpec(1) },
+			} {
+				edit()
+				r.render("out", cache, nil)
+				before, err := os.ReadFile(record)
+				if err != nil {
+					t.Fatal(err)
+				}
+				intact := treesIntact.Load()
+				if code, stdout, stderr := wavesmith(t, "", "check", filepath.Join(r.dir, "specs"), "--root", r.dir, "-o", out); code != 0 {
+					t.Fatalf("step %d: check of the tree just rendered: exit %d\n%s%s", step, code, stdout, stderr)
+				}
+				if treesIntact.Load() == intact {
+					t.Errorf("step %d: the check right after the render did not find the tree intact", step)
+				}
+				after, err := os.ReadFile(record)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !margin && bytes.Equal(before, after) {
+					t.Errorf("step %d: the check kept the render's record of the tree, want the record of its own walk", step)
+				}
+			}
+		})
 	}
 }
 

@@ -166,6 +166,16 @@ func (k Known) unchanged(p string, st FileStat, want []byte, wantIsKnown bool, r
 	return ok && k.matches(p, st, rec, want, wantIsKnown, rule)
 }
 
+// holds reports whether b, the bytes of the file p, are those k's Index
+// has the digest of (Index.Sums).
+func (k Known) holds(p string, b []byte) bool {
+	if k.Index == nil {
+		return false
+	}
+	sum, ok := k.Index.Sums[p]
+	return ok && sha256.Sum256(b) == sum
+}
+
 // matches is unchanged with rec, the identity k's Index records for p
 // (taken from it already).
 func (k Known) matches(p string, st, rec FileStat, want []byte, wantIsKnown bool, rule racyRule) bool {

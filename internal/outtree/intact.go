@@ -1,7 +1,5 @@
 package outtree
 
-import "crypto/sha256"
-
 // Intact reports whether the tree at dir holds exactly the files ix
 // records, each with its recorded lstat identity and trusted (not racy,
 // see Index), or read and holding the bytes of its digest in ix.Sums:
@@ -13,35 +11,39 @@ import "crypto/sha256"
 // false: a missing or spoiled tree, a file added, removed or changed, a
 // racy file without a digest, a tree holding MarkerFile, no Index, a
 // platform that keeps none (not Linux).
-func Intact(dir string, ix *Index) bool {
+//
+// When true, it also returns the Index of the tree as this walk saw it
+// (the files it read recorded as they are now, with ix's digests), to be
+// stored in place of ix: a file read here is trusted by the next walk
+// once it is older than this one, instead of being read every time.
+func Intact(dir string, ix *Index) (*Index, bool) {
 	if ix == nil || len(ix.Files) == 0 {
-		return false
+		return nil, false
 	}
 	// Every wanted file is one shared placeholder, known to hold it: a
-	// trusted file comes back as the placeholder itself, any other as
-	// the bytes read.
+	// trusted file comes back as the placeholder itself, one read as its
+	// bytes, recorded in the walk's Index when they are those of its
+	// digest.
 	placeholder := []byte{0}
 	want := make(map[string][]byte, len(ix.Files))
 	for p := range ix.Files {
 		want[p] = placeholder
 	}
 	if err := checkTreeDir(dir); err != nil {
-		return false
+		return nil, false
 	}
-	got, _, err := readIndexed(dir, want, Known{Index: ix, Files: want})
-	if err != nil || len(got) != len(want) {
-		return false
+	got, now, err := readIndexed(dir, want, Known{Index: ix, Files: want})
+	if err != nil || now == nil || len(got) != len(want) {
+		return nil, false
 	}
-	for p, b := range got {
+	for p := range got {
 		if _, ok := want[p]; !ok {
-			return false
+			return nil, false
 		}
-		if len(b) == 1 && &b[0] == &placeholder[0] {
-			continue
-		}
-		if sum, ok := ix.Sums[p]; !ok || sha256.Sum256(b) != sum {
-			return false
+		if _, ok := now.Files[p]; !ok {
+			return nil, false
 		}
 	}
-	return true
+	now.Sums = ix.Sums
+	return now, true
 }

@@ -53,7 +53,7 @@ func TestIntact(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "tree")
 			k := trusted(t, dir, want)
 			c.edit(t, dir, &k)
-			if got := Intact(dir, k.Index); got != c.want {
+			if _, got := Intact(dir, k.Index); got != c.want {
 				t.Errorf("Intact = %v, want %v", got, c.want)
 			}
 		})
@@ -65,7 +65,9 @@ func TestIntact(t *testing.T) {
 // records of them, through the record's encoding, and so is one written
 // again with the same bytes; a racy file edited in place, size and mtime
 // kept, or a record without digests (more racy files than maxRacySums)
-// is not intact. The controls show the digests are what decides.
+// is not intact. The controls show the digests are what decides. The
+// Index Intact returns records the files it read: with it, none is read
+// again.
 func TestIntactRacyDigests(t *testing.T) {
 	want := indexTree()
 	const p = "a/y.yaml"
@@ -83,27 +85,38 @@ func TestIntactRacyDigests(t *testing.T) {
 			t.Fatalf("the write recorded %d digests, want one a racy file (%d)", len(ix.Sums), len(want))
 		}
 		back := encodeDecode(t, ix)
-		if !Intact(dir, back) {
-			t.Error("Intact = false for the tree just written, want true by its digests")
+		now, ok := Intact(dir, back)
+		if !ok {
+			t.Fatal("Intact = false for the tree just written, want true by its digests")
+		}
+		if now.read != len(want) || len(now.Files) != len(want) {
+			t.Errorf("the walk read %d files and recorded %d, want every one (%d)", now.read, len(now.Files), len(want))
 		}
 		noSums := *back
 		noSums.Sums = nil
-		if Intact(dir, &noSums) {
+		if _, ok := Intact(dir, &noSums); ok {
 			t.Error("Intact = true without digests for racy files, want false (control)")
+		}
+		// The record of the walk trusts the files it read once they are
+		// older than it (at once here): none is read again.
+		noRacyMargin(t)
+		again, ok := Intact(dir, now)
+		if !ok || again.read != 0 {
+			t.Errorf("Intact with the walk's record: %v, %d files read, want true and none", ok, again.read)
 		}
 	})
 	t.Run("edited in place", func(t *testing.T) {
 		dir, ix := write(t, want)
 		rec := ix.Files[p]
 		sameSizeEdit(t, flip(want[p]), time.Unix(0, rec.Mtime))(filepath.Join(dir, p))
-		if Intact(dir, ix) {
+		if _, ok := Intact(dir, ix); ok {
 			t.Error("Intact = true for a racy file edited in place, want false")
 		}
 	})
 	t.Run("rewritten with the same bytes", func(t *testing.T) {
 		dir, ix := write(t, want)
 		mustWrite(t, filepath.Join(dir, p), string(want[p]))
-		if !Intact(dir, ix) {
+		if _, ok := Intact(dir, ix); !ok {
 			t.Error("Intact = false for a file written again with the bytes of its digest, want true")
 		}
 	})
@@ -116,7 +129,7 @@ func TestIntactRacyDigests(t *testing.T) {
 		if ix.Sums != nil {
 			t.Errorf("the write recorded %d digests for %d racy files, want none over %d", len(ix.Sums), len(many), maxRacySums)
 		}
-		if Intact(dir, ix) {
+		if _, ok := Intact(dir, ix); ok {
 			t.Error("Intact = true without digests, want false")
 		}
 	})
