@@ -151,9 +151,9 @@ func run(nList string, runs int, wavesmith, helm, chart, work string) error {
 		}
 		// Right after a write, the files written are read, never
 		// trusted by their stat record, until outtree.RacyMargin has
-		// passed (docs/tree.md): "ws check now" is check then, "ws
-		// check" once the margin has passed, as a commit or a CI step
-		// comes.
+		// passed; their digests in the record decide (docs/tree.md):
+		// "ws check now" is check then, "ws check" once the margin has
+		// passed, as a commit or a CI step comes.
 		checkNow, err := repeatWith(runs, []string{cache}, nil, wavesmith, "check", specs, "-o", tree)
 		if err != nil {
 			return fmt.Errorf("wavesmith check: %w", err)
