@@ -432,8 +432,9 @@ func (r *treeReader) entry(fd int, e dirent, depth int) (whole bool, err error) 
 		if r.indexed {
 			r.read++
 			// Only a file holding the bytes wanted goes in the Index: the
-			// bytes themselves, or, when they are the bytes known (a
-			// placeholder: Intact), the digest the Index has of them.
+			// bytes themselves, or, when they are the bytes known as
+			// placeholders (Intact: Known.bySum), the digest the Index
+			// has of them.
 			if w, ok := r.want[p]; ok && (bytes.Equal(b, w) || r.wantIsKnown && r.known.holds(p, b)) {
 				r.stats = append(r.stats, fileID{p, fileStat(&st)})
 				return true, nil

@@ -152,6 +152,10 @@ type racyRule struct {
 type Known struct {
 	Index *Index
 	Files map[string][]byte
+	// bySum: Files are placeholders (Intact), and a file read holds its
+	// entry when its bytes have the digest the Index has of them
+	// (Index.Sums); otherwise only bytes equal to Files' hold them.
+	bySum bool
 }
 
 // unchanged reports whether the file p, whose lstat identity is st now
@@ -167,9 +171,9 @@ func (k Known) unchanged(p string, st FileStat, want []byte, wantIsKnown bool, r
 }
 
 // holds reports whether b, the bytes of the file p, are those k's Index
-// has the digest of (Index.Sums).
+// has the digest of (Index.Sums), when k compares by digest (bySum).
 func (k Known) holds(p string, b []byte) bool {
-	if k.Index == nil {
+	if !k.bySum || k.Index == nil {
 		return false
 	}
 	sum, ok := k.Index.Sums[p]

@@ -32,7 +32,7 @@ func Intact(dir string, ix *Index) (*Index, bool) {
 	if err := checkTreeDir(dir); err != nil {
 		return nil, false
 	}
-	got, now, err := readIndexed(dir, want, Known{Index: ix, Files: want})
+	got, now, err := readIndexed(dir, want, Known{Index: ix, Files: want, bySum: true})
 	if err != nil || now == nil || len(got) != len(want) {
 		return nil, false
 	}
