@@ -66,11 +66,11 @@ type Index struct {
 	// next walk, and Intact compares its digest instead of the caller
 	// loading the bytes recorded. Empty when more than maxRacySums files
 	// are racy (a tree just written whole: reading it all costs no more).
-	Sums map[string]Sum
+	Sums map[string][sha256.Size]byte
 }
 
-// Sum is a SHA-256 digest of a file's bytes.
-type Sum = [sha256.Size]byte
+// fileSum is a SHA-256 digest of a file's bytes (Index.Sums).
+type fileSum = [sha256.Size]byte
 
 // maxRacySums bounds Sums: a render that changed a few specs leaves a few
 // racy files, a tree written whole tens of thousands.
@@ -86,10 +86,12 @@ func (ix *Index) sumRacy(files map[string][]byte) {
 		return
 	}
 	ix.Sums = nil
-	limit := ix.Taken - racyMargin
+	// Racy under the largest margin: a rule of no local file system,
+	// whose walk began when the record was taken.
+	rule := racyRule{now: ix.Taken}
 	var racy []string
 	for p, st := range ix.Files {
-		if st.Mtime >= limit || st.Ctime >= limit {
+		if !ix.trusts(st, rule) {
 			if len(racy) == maxRacySums {
 				return
 			}
@@ -99,7 +101,7 @@ func (ix *Index) sumRacy(files map[string][]byte) {
 	if len(racy) == 0 {
 		return
 	}
-	ix.Sums = make(map[string]Sum, len(racy))
+	ix.Sums = make(map[string]fileSum, len(racy))
 	for _, p := range racy {
 		if b, ok := files[p]; ok {
 			ix.Sums[p] = sha256.Sum256(b)
@@ -328,15 +330,15 @@ func (ix *Index) MarshalBinary() ([]byte, error) {
 	if files == nil {
 		files = sortedStats(ix.Files)
 	}
-	b = appendStats(b, ix.Files, files)
-	b = appendStats(b, ix.Dirs, nil)
+	b = appendStats(b, files)
+	b = appendStats(b, sortedStats(ix.Dirs))
 	return appendSums(b, files, ix.Sums), nil
 }
 
 // appendSums appends the digests sums holds of files (in path order):
 // their count, then for each its distance from the one before in files
 // and its digest.
-func appendSums(b []byte, files []statPair, sums map[string]Sum) []byte {
+func appendSums(b []byte, files []statPair, sums map[string]fileSum) []byte {
 	n := 0
 	for _, f := range files {
 		if _, ok := sums[f.p]; ok {
@@ -356,7 +358,7 @@ func appendSums(b []byte, files []statPair, sums map[string]Sum) []byte {
 }
 
 // sums reads what appendSums wrote of order, the files in path order.
-func (d *statsDecoder) sums(order []string) (map[string]Sum, error) {
+func (d *statsDecoder) sums(order []string) (map[string]fileSum, error) {
 	count := d.uvarint()
 	if d.bad || count > uint64(len(order)) || count > uint64(len(d.b)/(sha256.Size+1)) {
 		return nil, fmt.Errorf("%w: %d digests", errIndex, count)
@@ -364,7 +366,7 @@ func (d *statsDecoder) sums(order []string) (map[string]Sum, error) {
 	if count == 0 {
 		return nil, nil
 	}
-	sums := make(map[string]Sum, count)
+	sums := make(map[string]fileSum, count)
 	at := -1
 	for i := uint64(0); i < count; i++ {
 		step := d.uvarint()
@@ -372,7 +374,7 @@ func (d *statsDecoder) sums(order []string) (map[string]Sum, error) {
 			return nil, fmt.Errorf("%w: digest %d", errIndex, i)
 		}
 		at += int(step)
-		sums[order[at]] = Sum(d.b[:sha256.Size])
+		sums[order[at]] = fileSum(d.b[:sha256.Size])
 		d.b = d.b[sha256.Size:]
 	}
 	return sums, nil
@@ -415,12 +417,8 @@ func sortedStats(m map[string]FileStat) []statPair {
 	return pairs
 }
 
-// appendStats appends the identities of m to b; pairs, when not nil, are
-// those of m in path order.
-func appendStats(b []byte, m map[string]FileStat, pairs []statPair) []byte {
-	if pairs == nil {
-		pairs = sortedStats(m)
-	}
+// appendStats appends the identities pairs, in path order, to b.
+func appendStats(b []byte, pairs []statPair) []byte {
 	b = binary.AppendUvarint(b, uint64(len(pairs)))
 	prev := ""
 	for _, pr := range pairs {

@@ -313,7 +313,7 @@ func TestIndexedRacy(t *testing.T) {
 	// A digest of the edited bytes, as a record inconsistent with the
 	// bytes known would have: only Intact's placeholders compare by
 	// digest, real bytes by themselves.
-	ix.Sums = map[string]Sum{p: sha256.Sum256(flip(want[p]))}
+	ix.Sums = map[string]fileSum{p: sha256.Sum256(flip(want[p]))}
 	got, again, err := ReadIndexed(dir, want, Known{Index: ix, Files: want})
 	if err != nil {
 		t.Fatal(err)

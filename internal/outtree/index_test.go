@@ -22,7 +22,7 @@ func FuzzIndexUnmarshal(f *testing.F) {
 	}, Dirs: map[string]FileStat{
 		"ns":         {Size: 4096, Mtime: 7, Ctime: 8, Ino: 9, Dev: 4, Mode: 0o40755},
 		"ns/kaoto-a": {Size: 4096, Mtime: 7, Ctime: 8, Ino: 10, Dev: 4, Mode: 0o40755},
-	}, Sums: map[string]Sum{"ns/kaoto-a/deployment.yaml": {1, 2, 3}, "ns/kaoto-b/deployment.yaml": {31: 9}}}
+	}, Sums: map[string]fileSum{"ns/kaoto-a/deployment.yaml": {1, 2, 3}, "ns/kaoto-b/deployment.yaml": {31: 9}}}
 	b, err := ix.MarshalBinary()
 	if err != nil {
 		f.Fatal(err)

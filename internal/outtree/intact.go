@@ -33,16 +33,11 @@ func Intact(dir string, ix *Index) (*Index, bool) {
 		return nil, false
 	}
 	got, now, err := readIndexed(dir, want, Known{Index: ix, Files: want, bySum: true})
-	if err != nil || now == nil || len(got) != len(want) {
+	// The walk's record holds the files found to hold their entries,
+	// trusted or by digest, all of them wanted: as many as wanted, and
+	// as many found, is the tree ix records and nothing else.
+	if err != nil || now == nil || len(now.Files) != len(want) || len(got) != len(want) {
 		return nil, false
-	}
-	for p := range got {
-		if _, ok := want[p]; !ok {
-			return nil, false
-		}
-		if _, ok := now.Files[p]; !ok {
-			return nil, false
-		}
 	}
 	now.Sums = ix.Sums
 	return now, true
