@@ -78,6 +78,13 @@ type Result struct {
 	// SpecLabels are the recommended labels the rendered spec gets when it
 	// has none of its own (the engine fills the rest).
 	SpecLabels map[string]string
+	// Release, when set, may be called once the caller reads Objects no
+	// more, nor anything reachable from them: the generator may then
+	// reuse their maps for a later Result. The render calls it when it
+	// keeps only the encoded children (render.Options.DiscardObjects) and
+	// shares no result between renders (render.Memo); a caller that
+	// keeps the objects never calls it.
+	Release func()
 }
 
 // Offset is where a generated object lies relative to its spec's wave.

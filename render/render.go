@@ -463,6 +463,11 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 		}
 		out.children = append(out.children, it)
 	}
+	if r.Release != nil && opts.DiscardObjects && len(errs) == 0 && (reuse == nil || reuse.memo == nil) {
+		// Every child is encoded and its map dropped: the generator may
+		// reuse the maps (a Memo keeps the result for another render).
+		r.Release()
+	}
 	plan.record(i, wave, out.children)
 	out.err = errors.Join(errs...)
 	for j, it := range out.children {

@@ -32,7 +32,7 @@ type Generator struct {
 }
 
 // step adds one child, in the spirit of the operator's actions.
-type step func(k *v1alpha1.Kaoto, g *Generator, b boxed) *manifest.Object
+type step func(k *v1alpha1.Kaoto, g *Generator, b boxed, own *ownMaps) *manifest.Object
 
 var (
 	kubernetesSteps = []step{service, ingress, deployment}
@@ -48,7 +48,9 @@ func (g *Generator) Versions() []string { return []string{v1alpha1.Version} }
 // resources, security contexts) with the children of every other Kaoto:
 // read them, or copy a child (manifest.Object.DeepCopy) before changing
 // anything but its metadata. SpecLabels is one map shared by every
-// Result, read only as well.
+// Result, read only as well. Release (generators.Result) hands the
+// children's own maps to the Kaotos generated next: after it, the
+// children must not be read.
 func (g *Generator) Generate(_ context.Context, spec *manifest.Object, opts generators.Options) (generators.Result, error) {
 	k, ok := opts.Checked.(*v1alpha1.Kaoto)
 	if !ok {
@@ -63,8 +65,9 @@ func (g *Generator) Generate(_ context.Context, spec *manifest.Object, opts gene
 	}
 	objs := make([]*manifest.Object, 0, len(steps))
 	b := boxed{name: k.Name, namespace: k.Namespace}
+	own := takeMaps()
 	for _, s := range steps {
-		if o := s(k, g, b); o != nil {
+		if o := s(k, g, b, own); o != nil {
 			o.Source = spec.Source
 			objs = append(objs, o)
 		}
@@ -96,7 +99,7 @@ func (g *Generator) Generate(_ context.Context, spec *manifest.Object, opts gene
 			"%q carries the Ingress rewrite regex %s, which an OpenShift Route matches literally: no URL serves the designer through the Route; give the path without it (%q)",
 			k.Spec.Ingress.Path, pathSuffix, strings.ReplaceAll(k.Spec.Ingress.Path, pathSuffix, ""))))
 	}
-	return generators.Result{Objects: objs, Warnings: warns, SpecLabels: specLabels}, nil
+	return generators.Result{Objects: objs, Warnings: warns, SpecLabels: specLabels, Release: own.release}, nil
 }
 
 // specLabels are the recommended labels of every rendered Kaoto, shared

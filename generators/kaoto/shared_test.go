@@ -73,3 +73,55 @@ func TestSharedPartsStayUnchanged(t *testing.T) {
 		t.Errorf("rendering wrote into the parts every Kaoto's children share (-built +after rendering):\n%s", diff)
 	}
 }
+
+// TestReleasedMapsServeTheNextKaoto: a render that keeps only the encoded
+// children (DiscardObjects) releases each Kaoto's own maps to the Kaotos
+// generated after it (ownMaps). Kaotos of every shape in turn (with and
+// without a namespace, an Ingress or Route, a path, an image, policies)
+// take the maps another shape filled, on every core; their stream must be
+// the stream of a render that keeps its objects, which releases nothing.
+// A set that kept a key of the Kaoto before it would show in the next.
+func TestReleasedMapsServeTheNextKaoto(t *testing.T) {
+	const n = 200
+	shapes := []string{
+		"metadata: {name: k%d, namespace: team}\nspec: {image: quay.io/kaotoio/kaoto-app:2.4.%d}\n",
+		"metadata: {name: k%d}\nspec:\n  ingress: {host: a.example.com, path: /designer}\n  image: quay.io/kaotoio/kaoto-app:2.4.%d\n",
+		"metadata: {name: k%d, namespace: other, annotations: {wavesmith.io/update-policy: replace}}\nspec:\n  ingress: {host: b.example.com}\n  image: quay.io/kaotoio/kaoto-app:2.%d.0\n",
+		"metadata: {name: k%d, namespace: team, labels: {tier: t%d}}\nspec: {}\n",
+	}
+	specs := func() []*manifest.Object {
+		var objs []*manifest.Object
+		for i := range n {
+			in := "apiVersion: designer.kaoto.io/v1alpha1\nkind: Kaoto\n" + fmt.Sprintf(shapes[i%len(shapes)], i, i)
+			o, err := manifest.Decode(fmt.Sprintf("k%d.yaml", i), []byte(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs = append(objs, o...)
+		}
+		return objs
+	}
+	for _, platform := range []generators.Platform{generators.Kubernetes, generators.OpenShift} {
+		t.Run(string(platform), func(t *testing.T) {
+			opts := render.Options{Platform: platform, Engines: engines.Dialects(), Generators: builtin.Registry(), Root: "../.."}
+			kept, err := render.Render(context.Background(), specs(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := kaoto.MapSetsMade()
+			opts.DiscardObjects = true
+			released, err := render.Render(context.Background(), specs(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Without reuse this test shows nothing: n Kaotos, each with
+			// a set of its own, would pass however sets are cleared.
+			if made := kaoto.MapSetsMade() - before; made > n/2 {
+				t.Fatalf("%d sets of maps made for %d Kaotos: the render did not release them", made, n)
+			}
+			if diff := cmp.Diff(string(kept.Stream()), string(released.Stream())); diff != "" {
+				t.Errorf("a Kaoto rendered with the maps another released differs (-kept objects +released maps):\n%s", diff)
+			}
+		})
+	}
+}

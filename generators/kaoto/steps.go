@@ -9,22 +9,30 @@ import (
 
 // labels are the five labels the operator sets on every child and on the
 // Deployment's selector and pod template.
-func labels(name any) map[string]any {
-	return map[string]any{
-		"app.kubernetes.io/component":  componentName,
-		"app.kubernetes.io/instance":   name,
-		"app.kubernetes.io/managed-by": managedBy,
-		"app.kubernetes.io/name":       appName,
-		"app.kubernetes.io/part-of":    appName,
-	}
+func labels(own *ownMaps, name any) map[string]any {
+	m := own.m()
+	m["app.kubernetes.io/component"] = componentName
+	m["app.kubernetes.io/instance"] = name
+	m["app.kubernetes.io/managed-by"] = managedBy
+	m["app.kubernetes.io/name"] = appName
+	m["app.kubernetes.io/part-of"] = appName
+	return m
 }
 
-func metadata(k *v1alpha1.Kaoto, b boxed) map[string]any {
-	m := map[string]any{"name": b.name, "labels": labels(b.name)}
+func metadata(own *ownMaps, k *v1alpha1.Kaoto, b boxed) map[string]any {
+	m := own.m()
+	m["name"], m["labels"] = b.name, labels(own, b.name)
 	if k.Namespace != "" {
 		m["namespace"] = b.namespace
 	}
 	return m
+}
+
+// object is a child of kind and apiVersion, with its metadata and spec.
+func object(own *ownMaps, apiVersion, kind string, meta, spec map[string]any) *manifest.Object {
+	m := own.m()
+	m["apiVersion"], m["kind"], m["metadata"], m["spec"] = apiVersion, kind, meta, spec
+	return manifest.New(m)
 }
 
 // boxed holds the spec's strings the children repeat, each stored in an
@@ -32,21 +40,12 @@ func metadata(k *v1alpha1.Kaoto, b boxed) map[string]any {
 type boxed struct{ name, namespace any }
 
 // service is the operator's expose-service action.
-func service(k *v1alpha1.Kaoto, _ *Generator, b boxed) *manifest.Object {
-	return manifest.New(map[string]any{
-		"apiVersion": "v1",
-		"kind":       "Service",
-		"metadata":   metadata(k, b),
-		"spec": map[string]any{
-			"ports":                    shared.servicePorts,
-			"publishNotReadyAddresses": true,
-			"selector": map[string]any{
-				"app.kubernetes.io/instance": b.name,
-				"app.kubernetes.io/name":     appName,
-			},
-			"sessionAffinity": "None",
-		},
-	})
+func service(k *v1alpha1.Kaoto, _ *Generator, b boxed, own *ownMaps) *manifest.Object {
+	selector := own.m()
+	selector["app.kubernetes.io/instance"], selector["app.kubernetes.io/name"] = b.name, appName
+	spec := own.m()
+	spec["ports"], spec["publishNotReadyAddresses"], spec["selector"], spec["sessionAffinity"] = shared.servicePorts, true, selector, "None"
+	return object(own, "v1", "Service", metadata(own, k, b), spec)
 }
 
 // IngressPath is the operator's path algorithm: "/<name>" by default, the
@@ -64,65 +63,52 @@ func IngressPath(k *v1alpha1.Kaoto) string {
 }
 
 // ingress is the operator's expose-ingress action (Kubernetes).
-func ingress(k *v1alpha1.Kaoto, _ *Generator, b boxed) *manifest.Object {
+func ingress(k *v1alpha1.Kaoto, _ *Generator, b boxed, own *ownMaps) *manifest.Object {
 	if k.Spec.Ingress == nil {
 		return nil
 	}
-	meta := metadata(k, b)
-	meta["annotations"] = map[string]any{
-		"nginx.ingress.kubernetes.io/rewrite-target": "/$2",
-		"nginx.ingress.kubernetes.io/use-regex":      "true",
-	}
-	return manifest.New(map[string]any{
-		"apiVersion": "networking.k8s.io/v1",
-		"kind":       "Ingress",
-		"metadata":   meta,
-		"spec": map[string]any{
-			"rules": []any{map[string]any{
-				"host": k.Spec.Ingress.Host,
-				"http": map[string]any{
-					"paths": []any{map[string]any{
-						"backend": map[string]any{
-							"service": map[string]any{
-								"name": b.name,
-								"port": shared.backendPort,
-							},
-						},
-						"path":     IngressPath(k),
-						"pathType": "ImplementationSpecific",
-					}},
-				},
-			}},
-		},
-	})
+	meta := metadata(own, k, b)
+	annotations := own.m()
+	annotations["nginx.ingress.kubernetes.io/rewrite-target"] = "/$2"
+	annotations["nginx.ingress.kubernetes.io/use-regex"] = "true"
+	meta["annotations"] = annotations
+	svc := own.m()
+	svc["name"], svc["port"] = b.name, shared.backendPort
+	backend := own.m()
+	backend["service"] = svc
+	path := own.m()
+	path["backend"], path["path"], path["pathType"] = backend, IngressPath(k), "ImplementationSpecific"
+	http := own.m()
+	http["paths"] = own.list(path)
+	rule := own.m()
+	rule["host"], rule["http"] = k.Spec.Ingress.Host, http
+	spec := own.m()
+	spec["rules"] = own.list(rule)
+	return object(own, "networking.k8s.io/v1", "Ingress", meta, spec)
 }
 
 // route is the operator's expose-route action (OpenShift).
-func route(k *v1alpha1.Kaoto, _ *Generator, b boxed) *manifest.Object {
+func route(k *v1alpha1.Kaoto, _ *Generator, b boxed, own *ownMaps) *manifest.Object {
 	if k.Spec.Ingress == nil {
 		return nil
 	}
-	meta := metadata(k, b)
+	meta := metadata(own, k, b)
 	path := "/"
 	if p := k.Spec.Ingress.Path; p != "" {
 		path = p
-		meta["annotations"] = map[string]any{"haproxy.router.openshift.io/rewrite-target": "/"}
+		annotations := own.m()
+		annotations["haproxy.router.openshift.io/rewrite-target"] = "/"
+		meta["annotations"] = annotations
 	}
-	return manifest.New(map[string]any{
-		"apiVersion": "route.openshift.io/v1",
-		"kind":       "Route",
-		"metadata":   meta,
-		"spec": map[string]any{
-			"host": k.Spec.Ingress.Host,
-			"path": path,
-			"port": map[string]any{"targetPort": port},
-			"tls": map[string]any{
-				"insecureEdgeTerminationPolicy": "Redirect",
-				"termination":                   "edge",
-			},
-			"to": map[string]any{"kind": "Service", "name": b.name},
-		},
-	})
+	targetPort := own.m()
+	targetPort["targetPort"] = port
+	tls := own.m()
+	tls["insecureEdgeTerminationPolicy"], tls["termination"] = "Redirect", "edge"
+	to := own.m()
+	to["kind"], to["name"] = "Service", b.name
+	spec := own.m()
+	spec["host"], spec["path"], spec["port"], spec["tls"], spec["to"] = k.Spec.Ingress.Host, path, targetPort, tls, to
+	return object(own, "route.openshift.io/v1", "Route", meta, spec)
 }
 
 // shared holds the parts of the children that are the same for every
@@ -179,7 +165,7 @@ func newParts() parts {
 }
 
 // deployment is the operator's deploy action.
-func deployment(k *v1alpha1.Kaoto, g *Generator, b boxed) *manifest.Object {
+func deployment(k *v1alpha1.Kaoto, g *Generator, b boxed, own *ownMaps) *manifest.Object {
 	image := k.Spec.Image
 	if image == "" {
 		image = g.DefaultImage
@@ -187,30 +173,18 @@ func deployment(k *v1alpha1.Kaoto, g *Generator, b boxed) *manifest.Object {
 	if image == "" {
 		image = DefaultImage
 	}
-	return manifest.New(map[string]any{
-		"apiVersion": "apps/v1",
-		"kind":       "Deployment",
-		"metadata":   metadata(k, b),
-		"spec": map[string]any{
-			"replicas": int64(1),
-			"selector": map[string]any{"matchLabels": labels(b.name)},
-			"template": map[string]any{
-				"metadata": map[string]any{"labels": labels(b.name)},
-				"spec": map[string]any{
-					"containers": []any{map[string]any{
-						"env":             shared.env,
-						"image":           image,
-						"imagePullPolicy": "Always",
-						"livenessProbe":   shared.probe,
-						"name":            appName,
-						"ports":           shared.containerPorts,
-						"readinessProbe":  shared.probe,
-						"resources":       shared.resources,
-						"securityContext": shared.containerSecurity,
-					}},
-					"securityContext": shared.podSecurity,
-				},
-			},
-		},
-	})
+	c := own.m()
+	c["env"], c["image"], c["imagePullPolicy"], c["livenessProbe"], c["name"] = shared.env, image, "Always", shared.probe, appName
+	c["ports"], c["readinessProbe"], c["resources"], c["securityContext"] = shared.containerPorts, shared.probe, shared.resources, shared.containerSecurity
+	podSpec := own.m()
+	podSpec["containers"], podSpec["securityContext"] = own.list(c), shared.podSecurity
+	podMeta := own.m()
+	podMeta["labels"] = labels(own, b.name)
+	template := own.m()
+	template["metadata"], template["spec"] = podMeta, podSpec
+	selector := own.m()
+	selector["matchLabels"] = labels(own, b.name)
+	spec := own.m()
+	spec["replicas"], spec["selector"], spec["template"] = int64(1), selector, template
+	return object(own, "apps/v1", "Deployment", metadata(own, k, b), spec)
 }
