@@ -154,7 +154,8 @@ render would make a pruning GitOps engine delete everything.` + exitCodesHelp,
 			// written: another render's update is waited for, never half
 			// seen. A render killed while it updated DIR in place left
 			// its journal there: Hold finishes it, so that the previous
-			// tree is the one that render wrote.
+			// tree is the one that render wrote, and removes what killed
+			// renders left beside DIR.
 			held, err := outtree.Hold(c.Context(), outputAnchor(s, out), out, f.waiting(c, out))
 			if err != nil {
 				return err
@@ -195,7 +196,7 @@ func (f *renderFlags) waiting(c *cobra.Command, dir string) func(holder string) 
 func writeTree(c *cobra.Command, held *outtree.Held, t *tree) error {
 	if t.intact {
 		t.store(t.known.Index)
-		return nil
+		return held.Leftovers()
 	}
 	ix, err := outtree.WriteHeld(c.Context(), held, t.files, t.known)
 	if err != nil {

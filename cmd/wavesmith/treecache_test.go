@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -293,6 +295,33 @@ func TestCheckAfterRenderIntact(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestIntactRenderRemovesLeftovers: a render killed after its swap, while
+// it removed the tree it replaced, leaves that tree beside DIR, and DIR
+// holds the new tree whole. The next render of the same inputs finds DIR
+// intact and writes nothing; it still removes the leftover (Hold), which
+// a `git add -A` would otherwise commit.
+func TestIntactRenderRemovesLeftovers(t *testing.T) {
+	r := newEditRoot(t)
+	cache := t.TempDir()
+	r.render("out", cache, nil)
+	r.render("out", cache, nil) // the tree's record, its files no longer racy
+	leftover := filepath.Join(r.dir, ".out.new-20261127")
+	if err := os.MkdirAll(filepath.Join(leftover, "apps"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(leftover, "apps", "old.yaml"), []byte("kind: ConfigMap\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	intact := treesIntact.Load()
+	r.render("out", cache, nil)
+	if treesIntact.Load() == intact {
+		t.Fatal("the render did not find the tree intact: this test shows nothing")
+	}
+	if _, err := os.Lstat(leftover); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a killed render's leftover stays beside the tree after a render that found it intact (%v)", err)
 	}
 }
 

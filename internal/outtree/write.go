@@ -96,17 +96,33 @@ func WriteIndexed(ctx context.Context, anchor, dir string, files map[string][]by
 type Held struct {
 	anchor, dir string
 	release     func() error // nil: nothing locked (DIR's parent missing)
+	// leftovers are the errors of removing what killed renders left
+	// beside the tree (Leftovers).
+	leftovers []error
+}
+
+// Leftovers reports, as ErrCleanup, the temporary folders of killed
+// renders that Hold could not remove. A render that writes nothing (the
+// tree on disk holds what it rendered) returns it, as WriteHeld reports
+// its own.
+func (h *Held) Leftovers() error {
+	if len(h.leftovers) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s holds the tree, but: %w", ErrCleanup, h.dir, errors.Join(h.leftovers...))
 }
 
 // Hold takes the lock of the tree at dir as Write does, waiting for it
 // until ctx ends, then finishes an update a killed render left in dir
 // (MarkerFile), so that the previous tree a render reads is the one the
-// killed render wrote. anchor is WriteIn's: a parent of dir that leaves it
-// is refused (fsroot.ErrOutsideRoot), and a parent that does not exist
-// yet is not made: then nothing is locked (there is no previous tree to
-// read) and WriteHeld locks as WriteIn does; so where the lock cannot be
-// made (a read-only checkout, as WaitLock). waiting, when not nil, is
-// called once if the lock is held, with its holder, before the wait.
+// killed render wrote, and removes the temporary folders killed renders
+// left beside it (a failure to: Held.Leftovers). anchor is WriteIn's: a
+// parent of dir that leaves it is refused (fsroot.ErrOutsideRoot), and a
+// parent that does not exist yet is not made: then nothing is locked
+// (there is no previous tree to read) and WriteHeld locks as WriteIn
+// does; so where the lock cannot be made (a read-only checkout, as
+// WaitLock). waiting, when not nil, is called once if the lock is held,
+// with its holder, before the wait.
 func Hold(ctx context.Context, anchor, dir string, waiting func(holder string)) (*Held, error) {
 	dir, parent, base, err := splitOutput(dir)
 	if err != nil {
@@ -143,6 +159,11 @@ func Hold(ctx context.Context, anchor, dir string, waiting func(holder string)) 
 		}
 		return nil, fmt.Errorf("%w: %w", ErrWrite, errors.Join(errs...))
 	}
+	// What killed renders left beside the tree (a new tree written aside,
+	// a replaced one being removed), under the lock: none is in use. A
+	// render that then finds the tree intact writes nothing, and would
+	// leave them.
+	h.leftovers = removeStale(parent, base)
 	h.release = release
 	return h, nil
 }

@@ -345,6 +345,50 @@ func TestHold(t *testing.T) {
 			t.Errorf("the tree, -want +got:\n%s", diff)
 		}
 	})
+	t.Run("leftovers of killed renders", func(t *testing.T) {
+		// A render killed after its swap, while it removed the replaced
+		// tree, leaves that tree beside DIR; one killed while it wrote
+		// its new tree aside leaves that. The next render may find DIR
+		// intact and write nothing: Hold removes them.
+		parent := t.TempDir()
+		dir := filepath.Join(parent, "out")
+		if err := Write(dir, files); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{tempPrefix("out") + "123", tempPrefix("out") + "456"} {
+			if err := os.MkdirAll(filepath.Join(parent, name, "a"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(parent, name, "a", "x.yaml"), []byte("x\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Not a render's: kept.
+		if err := os.Mkdir(filepath.Join(parent, ".out.new-mine"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		h, err := Hold(ctx, parent, dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Leftovers(); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Release(); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{".out.new-mine", "out"}, entries(t, parent)); diff != "" {
+			t.Errorf("after Hold, -want +got:\n%s", diff)
+		}
+	})
+	t.Run("leftovers that stay", func(t *testing.T) {
+		// What Hold could not remove (a folder root cannot fail to
+		// remove, so the failure is given) is ErrCleanup, naming it.
+		h := &Held{dir: "/trees/out", leftovers: []error{errors.New("removing /trees/.out.new-789 left by an earlier render: permission denied")}}
+		if err := h.Leftovers(); !errors.Is(err, ErrCleanup) || !strings.Contains(err.Error(), ".out.new-789") {
+			t.Errorf("Leftovers = %v, want ErrCleanup naming .out.new-789", err)
+		}
+	})
 	t.Run("no parent", func(t *testing.T) {
 		base := t.TempDir()
 		dir := filepath.Join(base, "a", "out")
