@@ -83,7 +83,7 @@ type Result struct {
 	// reuse their maps for a later Result. The render calls it when it
 	// keeps only the encoded children (render.Options.DiscardObjects) and
 	// shares no result between renders (render.Memo); a caller that
-	// keeps the objects never calls it.
+	// keeps the objects never calls it. Calls after the first do nothing.
 	Release func()
 }
 

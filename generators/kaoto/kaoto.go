@@ -99,7 +99,7 @@ func (g *Generator) Generate(_ context.Context, spec *manifest.Object, opts gene
 			"%q carries the Ingress rewrite regex %s, which an OpenShift Route matches literally: no URL serves the designer through the Route; give the path without it (%q)",
 			k.Spec.Ingress.Path, pathSuffix, strings.ReplaceAll(k.Spec.Ingress.Path, pathSuffix, ""))))
 	}
-	return generators.Result{Objects: objs, Warnings: warns, SpecLabels: specLabels, Release: own.release}, nil
+	return generators.Result{Objects: objs, Warnings: warns, SpecLabels: specLabels, Release: own.releaser()}, nil
 }
 
 // specLabels are the recommended labels of every rendered Kaoto, shared

@@ -19,9 +19,9 @@ type ownMaps struct {
 	lists [][]any
 	// used counts what the current Kaoto took of maps and lists.
 	usedMaps, usedLists int
-	// release is the set's release, made once (a method value taken at
-	// each Generate would be an allocation).
-	release func()
+	// lent counts the Kaotos the set served: a Release of an earlier one
+	// (a second call) does nothing.
+	lent atomic.Uint64
 }
 
 // ownPool holds released sets; made counts the sets made (tests: that a
@@ -41,9 +41,19 @@ func takeMaps() *ownMaps {
 	// Deployment 11; a Route 8): a set that is never released (a caller
 	// that keeps the objects) costs a few allocations more, not one per
 	// map added.
-	o := &ownMaps{maps: make([]map[string]any, 0, 26), lists: make([][]any, 0, 3)}
-	o.release = o.put
-	return o
+	return &ownMaps{maps: make([]map[string]any, 0, 26), lists: make([][]any, 0, 3)}
+}
+
+// releaser is the Release of the Kaoto the set serves now: the first call
+// returns the set to the pool, any later one does nothing (the set may
+// serve another Kaoto by then).
+func (o *ownMaps) releaser() func() {
+	n := o.lent.Load()
+	return func() {
+		if o.lent.CompareAndSwap(n, n+1) {
+			o.put()
+		}
+	}
 }
 
 // m returns an empty map of the set.

@@ -125,3 +125,22 @@ func TestReleasedMapsServeTheNextKaoto(t *testing.T) {
 		})
 	}
 }
+
+// TestReleaseTwice: a Result's Release called a second time does nothing.
+// By then the set may serve the next Kaoto: clearing it would empty that
+// Kaoto's children, and pooling it again would hand it to two at once.
+func TestReleaseTwice(t *testing.T) {
+	set, first := kaoto.TakeMaps()
+	first()
+	next := kaoto.Lend(set) // the pool hands the set to the next Kaoto
+	m := set.Map()
+	m["name"] = "next"
+	first() // a stale, second call
+	if m["name"] != "next" {
+		t.Fatalf("a second Release cleared the maps of the Kaoto the set serves now: %v", m)
+	}
+	next()
+	if len(m) != 0 {
+		t.Fatalf("the next Kaoto's Release left its map %v", m)
+	}
+}
