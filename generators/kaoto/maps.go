@@ -10,7 +10,7 @@ import (
 // drops the children once it has encoded them releases them
 // (generators.Result.Release): every map and list handed out is cleared
 // and the set serves the next Kaoto, so that a render of many Kaotos makes
-// each child's 5 to 12 maps once per core instead of once per Kaoto (at
+// each child's 5 to 11 maps once per core instead of once per Kaoto (at
 // 10,000 Kaotos, about 60 MB less to allocate and for the kernel to
 // zero). The maps keep their slots when cleared: one refilled with the
 // same keys allocates nothing.

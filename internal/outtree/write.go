@@ -209,7 +209,8 @@ func writeIndexed(ctx context.Context, anchor, dir string, files map[string][]by
 		return nil, err
 	}
 	release := func() error { return nil }
-	if h == nil || h.release == nil {
+	locked := h == nil || h.release == nil // the lock is taken here
+	if locked {
 		if release, err = lock(ctx, parent, base, nil); err != nil {
 			return nil, err
 		}
@@ -227,8 +228,13 @@ func writeIndexed(ctx context.Context, anchor, dir string, files map[string][]by
 			err = errors.Join(err, fmt.Errorf("%w: %w", ErrCleanup, errors.Join(cleanup...)))
 		}
 	}()
-	cleanup = append(cleanup, finish(parent, base)...)
-	cleanup = append(cleanup, removeStale(parent, base)...)
+	if locked {
+		cleanup = append(cleanup, finish(parent, base)...)
+		cleanup = append(cleanup, removeStale(parent, base)...)
+	} else {
+		// Hold, under the same lock, finished and removed them.
+		cleanup = append(cleanup, h.leftovers...)
+	}
 	if err := checkReplaceable(dir); err != nil {
 		return nil, err
 	}

@@ -388,6 +388,26 @@ func TestHold(t *testing.T) {
 		if err := h.Leftovers(); !errors.Is(err, ErrCleanup) || !strings.Contains(err.Error(), ".out.new-789") {
 			t.Errorf("Leftovers = %v, want ErrCleanup naming .out.new-789", err)
 		}
+		// WriteHeld, which leaves the removal to Hold under the same
+		// lock, reports it too, once the tree is written.
+		parent := t.TempDir()
+		dir := filepath.Join(parent, "out")
+		if err := Write(dir, files); err != nil {
+			t.Fatal(err)
+		}
+		held, err := Hold(ctx, parent, dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer held.Release()
+		held.leftovers = h.leftovers
+		next := map[string][]byte{"kustomization.yaml": []byte(Header + "3\n")}
+		if _, err := WriteHeld(ctx, held, next, Known{}); !errors.Is(err, ErrCleanup) || !strings.Contains(err.Error(), ".out.new-789") {
+			t.Errorf("WriteHeld = %v, want ErrCleanup naming .out.new-789", err)
+		}
+		if got, err := Read(dir); err != nil || string(got["kustomization.yaml"]) != Header+"3\n" {
+			t.Errorf("the tree after WriteHeld: %q, %v", got["kustomization.yaml"], err)
+		}
 	})
 	t.Run("no parent", func(t *testing.T) {
 		base := t.TempDir()
