@@ -308,12 +308,18 @@ func TestWriteLocked(t *testing.T) {
 func TestHold(t *testing.T) {
 	ctx := context.Background()
 	files := map[string][]byte{"kustomization.yaml": []byte(Header)}
-	t.Run("held", func(t *testing.T) {
-		parent := t.TempDir()
-		dir := filepath.Join(parent, "out")
+	// tree writes files into out below a new parent.
+	tree := func(t *testing.T) (parent, dir string) {
+		t.Helper()
+		parent = t.TempDir()
+		dir = filepath.Join(parent, "out")
 		if err := Write(dir, files); err != nil {
 			t.Fatal(err)
 		}
+		return parent, dir
+	}
+	t.Run("held", func(t *testing.T) {
+		parent, dir := tree(t)
 		h, err := Hold(ctx, parent, dir, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -350,11 +356,7 @@ func TestHold(t *testing.T) {
 		// tree, leaves that tree beside DIR; one killed while it wrote
 		// its new tree aside leaves that. The next render may find DIR
 		// intact and write nothing: Hold removes them.
-		parent := t.TempDir()
-		dir := filepath.Join(parent, "out")
-		if err := Write(dir, files); err != nil {
-			t.Fatal(err)
-		}
+		parent, dir := tree(t)
 		for _, name := range []string{tempPrefix("out") + "123", tempPrefix("out") + "456"} {
 			if err := os.MkdirAll(filepath.Join(parent, name, "a"), 0o755); err != nil {
 				t.Fatal(err)
@@ -390,11 +392,7 @@ func TestHold(t *testing.T) {
 		}
 		// WriteHeld, which leaves the removal to Hold under the same
 		// lock, reports it too, once the tree is written.
-		parent := t.TempDir()
-		dir := filepath.Join(parent, "out")
-		if err := Write(dir, files); err != nil {
-			t.Fatal(err)
-		}
+		parent, dir := tree(t)
 		held, err := Hold(ctx, parent, dir, nil)
 		if err != nil {
 			t.Fatal(err)
