@@ -23,6 +23,8 @@ type Lifecycle struct {
 	Hook string
 	// Explicit holds the native annotations whose value the object or its
 	// spec chose, as opposed to a render default or wavesmith's default.
+	// The render shares one map between the objects with the same keys:
+	// read it, never write into it.
 	Explicit map[string]bool
 }
 

@@ -3,11 +3,13 @@ package render
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/generators"
 	"github.com/wavesmith/wavesmith/generators/builtin"
 	"github.com/wavesmith/wavesmith/gitops/engines"
@@ -525,4 +527,41 @@ func flattenErrors(err error) []error {
 		return nil
 	}
 	return []error{err}
+}
+
+// TestExplicitKeys: Lifecycle.Explicit holds exactly the keys whose value
+// came from the object or its spec, not the render's defaults, and objects
+// with the same keys share one map (read only), whatever their values.
+func TestExplicitKeys(t *testing.T) {
+	opts, err := Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry(), Defaults: map[string]string{inventory.DeletePolicy: inventory.DeleteOrphan}}.normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := map[string]string{inventory.ReconcilePolicy: inventory.ReconcileOnce}
+	both := func(adoption, update string) map[string]any {
+		return map[string]any{inventory.AdoptionPolicy: adoption, inventory.UpdatePolicy: update}
+	}
+	explicit := func(obj *manifest.Object, spec map[string]string) map[string]bool {
+		t.Helper()
+		lc, err := resolve(obj, waves{}, spec, &opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lc.Explicit
+	}
+	a := explicit(configMap(both(inventory.AdoptionAlways, inventory.UpdateReplace)), spec)
+	want := map[string]bool{inventory.AdoptionPolicy: true, inventory.UpdatePolicy: true, inventory.ReconcilePolicy: true}
+	if diff := cmp.Diff(want, a); diff != "" {
+		t.Errorf("Explicit of an object with two policies and a spec default (-want +got):\n%s", diff)
+	}
+	b := explicit(configMap(both(inventory.AdoptionNever, inventory.UpdateSSAMerge)), spec)
+	if reflect.ValueOf(a).UnsafePointer() != reflect.ValueOf(b).UnsafePointer() {
+		t.Error("two objects with the same explicit keys have a map each, want one shared")
+	}
+	if c := explicit(configMap(both(inventory.AdoptionNever, inventory.UpdateSSAMerge)), nil); len(c) != 2 || c[inventory.ReconcilePolicy] {
+		t.Errorf("Explicit without the spec default = %v, want the object's two keys", c)
+	}
+	if d := explicit(configMap(nil), nil); d != nil {
+		t.Errorf("Explicit of an object with nothing explicit = %v, want nil (the render default of %s is not explicit)", d, inventory.DeletePolicy)
+	}
 }
