@@ -28,6 +28,9 @@ type Object struct {
 	// yaml11 lists the plain scalars of the source that YAML 1.1 reads
 	// differently (see YAML11).
 	yaml11 []yaml11Fix
+	// spare becomes the annotations when the first is set on an object
+	// that has none (ReserveAnnotations).
+	spare map[string]any
 }
 
 // New returns an object holding m, with no source.
@@ -176,11 +179,22 @@ func (o *Object) stringMap(field string, create bool) map[string]any {
 	}
 	s, _ := m[field].(map[string]any)
 	if s == nil && create {
-		s = map[string]any{}
+		if s = o.spare; s == nil || field != "annotations" {
+			s = map[string]any{}
+		} else {
+			o.spare = nil
+		}
 		m[field] = s
 	}
 	return s
 }
+
+// ReserveAnnotations gives o an empty map to take as its annotations when
+// the first one is set and it has none, instead of making one: a
+// generator that reuses its maps across specs (generators/kaoto) hands
+// over the map the render's decoration fills. The map must be empty and
+// o's alone; DeepCopy does not copy it.
+func (o *Object) ReserveAnnotations(m map[string]any) { o.spare = m }
 
 // Line returns the line of a dotted field path ("spec.ingress.host") in the
 // source document, or the document's line when the path is unknown. A key

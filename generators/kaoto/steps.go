@@ -29,10 +29,18 @@ func metadata(own *ownMaps, k *v1alpha1.Kaoto, b boxed) map[string]any {
 }
 
 // object is a child of kind and apiVersion, with its metadata and spec.
-func object(own *ownMaps, apiVersion, kind string, meta, spec map[string]any) *manifest.Object {
+// One without annotations has a map of the set reserved for those the
+// render writes (manifest.Object.ReserveAnnotations). apiVersion and kind
+// are constants the callers box (a string parameter would be boxed here,
+// on every call).
+func object(own *ownMaps, apiVersion, kind any, meta, spec map[string]any) *manifest.Object {
 	m := own.m()
 	m["apiVersion"], m["kind"], m["metadata"], m["spec"] = apiVersion, kind, meta, spec
-	return manifest.New(m)
+	o := manifest.New(m)
+	if _, ok := meta["annotations"]; !ok {
+		o.ReserveAnnotations(own.m())
+	}
+	return o
 }
 
 // boxed holds the spec's strings the children repeat, each stored in an
