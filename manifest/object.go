@@ -193,7 +193,7 @@ func (o *Object) stringMap(field string, create bool) map[string]any {
 // the first one is set and it has none, instead of making one: a
 // generator that reuses its maps across specs (generators/kaoto) hands
 // over the map the render's decoration fills. The map must be empty and
-// o's alone; DeepCopy does not copy it.
+// o's alone; DeepCopy does not copy it. nil drops the reservation.
 func (o *Object) ReserveAnnotations(m map[string]any) { o.spare = m }
 
 // Line returns the line of a dotted field path ("spec.ingress.host") in the

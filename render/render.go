@@ -459,7 +459,10 @@ func renderSpec(ctx context.Context, spec *Item, plan *wavePlan, opts *Options, 
 		out.warnings = append(out.warnings, w...)
 		it.YAML = manifest.EncodeObject(c)
 		if opts.DiscardObjects {
+			// The map, and any map reserved for annotations: the
+			// generator may reuse both (Release).
 			c.Map = nil
+			c.ReserveAnnotations(nil)
 		}
 		out.children = append(out.children, it)
 	}
