@@ -39,6 +39,23 @@ func BenchmarkRender(b *testing.B) {
 				_ = decodeAndRender(b, in).Stream()
 			}
 		})
+		// A re-render whose specs all come from the records of the last
+		// (Options.Outputs), as `render -o` after an edit renders all
+		// but the edited one: decoding, checks, plan, reuse, the tree.
+		b.Run(fmt.Sprintf("N=%d/reused", n), func(b *testing.B) {
+			first := NewOutputs(nil)
+			decodeAndRenderWith(b, in, first)
+			recs := first.Records()
+			b.ReportAllocs()
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				o := NewOutputs(recs)
+				_ = decodeAndRenderWith(b, in, o).Tree()
+				if h, _ := o.Stats(); h != n {
+					b.Fatalf("%d specs reused, want %d", h, n)
+				}
+			}
+		})
 		b.Run(fmt.Sprintf("N=%d/tree", n), func(b *testing.B) {
 			b.ReportAllocs()
 			// Under out/ (git-ignored), not the system temp folder, whose
@@ -64,11 +81,16 @@ func BenchmarkRender(b *testing.B) {
 }
 
 func decodeAndRender(b *testing.B, in []byte) *Result {
+	return decodeAndRenderWith(b, in, nil)
+}
+
+// decodeAndRenderWith renders with outputs (nil: none).
+func decodeAndRenderWith(b *testing.B, in []byte, outputs *Outputs) *Result {
 	objs, err := manifest.Decode("bench.yaml", in)
 	if err != nil {
 		b.Fatal(err)
 	}
-	res, err := Render(context.Background(), objs, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry(), DiscardObjects: true})
+	res, err := Render(context.Background(), objs, Options{Engines: engines.Dialects(), Root: "..", Generators: builtin.Registry(), DiscardObjects: true, Outputs: outputs})
 	if err != nil {
 		b.Fatal(err)
 	}

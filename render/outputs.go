@@ -147,12 +147,15 @@ func scanPieces(b []byte) ([][]byte, error) {
 		}
 		return present
 	}
+	warnings := func() {
+		for n := r.count(); n > 0 && r.err == nil; n-- {
+			skip(4)
+			ref()
+		}
+	}
 	r.int() // wave
 	skip(2 * r.count())
-	for n := r.count(); n > 0 && r.err == nil; n-- {
-		skip(4)
-		ref()
-	}
+	warnings()
 	n := r.count()
 	pieces := make([][]byte, 0, n+1)
 	for ; n > 0 && r.err == nil; n-- {
@@ -195,6 +198,7 @@ func scanPieces(b []byte) ([][]byte, error) {
 		r.err = errRecord
 	}
 	r.bytes() // inventory
+	warnings() // the spec's own
 	spec := r.bytes()
 	if r.err == nil && (len(spec) == 0 || len(r.b) != 0) {
 		r.err = errRecord
@@ -256,7 +260,7 @@ var staleOutputKeyForTest bool
 // beyond what the Memo's common digest holds.
 func decorationKey(opts *Options) [sha256.Size]byte {
 	h := sha256.New()
-	keyhash.Field(h, "wavesmith outputs v2")
+	keyhash.Field(h, "wavesmith outputs v3")
 	keys := slices.Sorted(maps.Keys(opts.Defaults))
 	keyhash.Count(h, len(keys))
 	for _, k := range keys {
@@ -332,7 +336,9 @@ func (o *Outputs) keep(k [sha256.Size]byte, out *specOutput) {
 // warnings, each child's encoded bytes, identity, source, the type it
 // defines (CRDs) and resolved lifecycle, as generated. The tail, made
 // once the spec is encoded: its children's places in output order, its
-// render digest, inventory and bytes.
+// render digest, inventory, the warnings writing its own labels and
+// annotations gave (a spec taken from a record is not written again) and
+// its bytes.
 
 type recordWriter struct {
 	b    []byte
@@ -360,6 +366,17 @@ func (w *recordWriter) bool(v bool) {
 	}
 	w.b = append(w.b, b)
 }
+func (w *recordWriter) warnings(ws []manifest.Warning) {
+	w.int(len(ws))
+	for _, x := range ws {
+		w.str(x.File)
+		w.str(x.Object)
+		w.str(x.Field)
+		w.str(x.Message)
+		w.ref(x.Ref)
+	}
+}
+
 func (w *recordWriter) ref(r *manifest.Ref) {
 	w.bool(r != nil)
 	if r != nil {
@@ -383,14 +400,7 @@ func encodeHead(out *specOutput, wave int) ([]byte, [][]byte) {
 		w.str(k)
 		w.str(out.specLabels[k])
 	}
-	w.int(len(out.warnings))
-	for _, x := range out.warnings {
-		w.str(x.File)
-		w.str(x.Object)
-		w.str(x.Field)
-		w.str(x.Message)
-		w.ref(x.Ref)
-	}
+	w.warnings(out.warnings)
 	w.int(len(out.children))
 	for _, it := range out.children {
 		w.piece(it.YAML)
@@ -434,6 +444,7 @@ func encodeTail(out *specOutput) []byte {
 	}
 	w.bytes(out.digest[:])
 	w.str(out.inventory)
+	w.warnings(out.specWarnings)
 	w.int(len(out.specYAML))
 	return w.b
 }
@@ -524,6 +535,14 @@ func (r *recordReader) bool() bool {
 	return v
 }
 
+func (r *recordReader) warnings() []manifest.Warning {
+	var ws []manifest.Warning
+	for n := r.count(); n > 0 && r.err == nil; n-- {
+		ws = append(ws, manifest.Warning{File: r.str(), Object: r.str(), Field: r.str(), Message: r.str(), Ref: r.ref()})
+	}
+	return ws
+}
+
 func (r *recordReader) ref() *manifest.Ref {
 	if !r.bool() {
 		return nil
@@ -550,9 +569,7 @@ func decodeOutput(b []byte, spec *Item) (specOutput, int, error) {
 			out.specLabels[k] = r.str()
 		}
 	}
-	for n := r.count(); n > 0 && r.err == nil; n-- {
-		out.warnings = append(out.warnings, manifest.Warning{File: r.str(), Object: r.str(), Field: r.str(), Message: r.str(), Ref: r.ref()})
-	}
+	out.warnings = r.warnings()
 	n := r.count()
 	out.children = make([]*Item, 0, n)
 	owner := spec.Object.Name()
@@ -617,6 +634,7 @@ func decodeOutput(b []byte, spec *Item) (specOutput, int, error) {
 		copy(out.digest[:], d)
 	}
 	out.inventory = r.str()
+	out.specWarnings = r.warnings()
 	out.specYAML = r.bytes()
 	if r.err == nil && len(out.specYAML) == 0 {
 		r.err = errRecord

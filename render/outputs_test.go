@@ -253,3 +253,33 @@ func TestOutputsPieces(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputsKeepSpecWarnings: writing a spec's own labels and
+// annotations may warn (here an explicit policy Argo CD cannot express);
+// a spec taken from a record is not written again, and its record gives
+// the warnings writing it gave.
+func TestOutputsKeepSpecWarnings(t *testing.T) {
+	once := func(objs []*manifest.Object) {
+		for _, o := range objs {
+			if o.Kind() == "Component" && o.Name() == "widgets" {
+				o.SetAnnotation(inventory.ReconcilePolicy, inventory.ReconcileOnce)
+			}
+		}
+	}
+	first := NewOutputs(nil)
+	_, _, _, want := outputsRender(t, first, nil, once)
+	own := func(w manifest.Warning) bool {
+		return strings.Contains(w.Object, "widgets") && strings.Contains(w.Message, "reconcile-policy once") && strings.Contains(w.Object, "Component")
+	}
+	if !slices.ContainsFunc(want, own) {
+		t.Fatalf("the spec's own warning is missing from the full render, the case tests nothing: %v", want)
+	}
+	o := NewOutputs(first.Records())
+	_, _, _, got := outputsRender(t, o, nil, once)
+	if h, _ := o.Stats(); h != len(first.Records()) {
+		t.Fatalf("%d specs reused, want all %d", h, len(first.Records()))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("warnings: -full +reused:\n%s", diff)
+	}
+}

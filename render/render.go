@@ -202,13 +202,12 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 	itemErrs := make([]error, len(inputItems))
 	parallel.Do(len(inputItems), func(i int) {
 		it := inputItems[i]
-		var specLabels map[string]string
+		var out *specOutput
 		wave := -1
 		if it.Role == Spec {
-			specLabels = outs[it.Spec].specLabels
-			wave = plan.wave[it.Spec]
+			out, wave = &outs[it.Spec], plan.wave[it.Spec]
 		}
-		warns[i], itemErrs[i] = decorateInput(it, specLabels, wave, &opts)
+		warns[i], itemErrs[i] = decorateInput(it, out, wave, &opts)
 	})
 	if err := sortedJoin(itemErrs); err != nil {
 		return nil, err
@@ -228,7 +227,7 @@ func Render(ctx context.Context, objs []*manifest.Object, opts Options) (*Result
 			it.YAML = manifest.EncodeObject(it.Object)
 		}
 	})
-	writeInventories(res, outs)
+	writeInventories(res, outs, &opts)
 	if reuse != nil && reuse.outputs != nil {
 		// The records of the specs rendered.
 		for i := range outs {
@@ -344,6 +343,10 @@ type specOutput struct {
 	digest    [sha256.Size]byte
 	inventory string
 	specYAML  []byte
+	// specWarnings are the warnings writing the spec's labels and
+	// annotations gave (decorateInput), which the record keeps: a spec
+	// taken from a record is not written.
+	specWarnings []manifest.Warning
 	// head is the record's first part, made when the spec was generated
 	// (encodeHead): its children's bytes are slices of it.
 	head []byte
@@ -523,16 +526,19 @@ func childrenDigest(children []*Item) [sha256.Size]byte {
 }
 
 // decorateInput resolves and, unless the options keep inputs as written,
-// writes the labels and annotations of an input object. wave is the wave
-// the plan gives a spec (-1 for pass-through objects): a spec's own
-// apply-order never comes before its last child. With KeepInputs, a spec
-// still gets the wave annotations of the dialects when its wave moved.
-func decorateInput(it *Item, specLabels map[string]string, wave int, opts *Options) ([]manifest.Warning, error) {
-	isSpec := it.Role == Spec
-	if !isSpec {
+// writes the labels and annotations of an input object. out is a spec's
+// output (nil for pass-through objects) and wave the wave the plan gives
+// it: a spec's own apply-order never comes before its last child. With
+// KeepInputs, a spec still gets the wave annotations of the dialects when
+// its wave moved. A spec whose output comes from a record is not written
+// here: its bytes are the record's, and so are the warnings writing it
+// gives (out.specWarnings); writeInventories writes it when it must encode
+// it after all.
+func decorateInput(it *Item, out *specOutput, wave int, opts *Options) ([]manifest.Warning, error) {
+	if out == nil {
 		return decorate(it, waves{own: it.own}, nil, it.Object.Name(), nil, nil, !opts.KeepInputs, opts)
 	}
-	w, err := decorate(it, waves{own: it.own}, nil, it.Object.Name(), specLabels, nil, false, opts)
+	w, err := decorate(it, waves{own: it.own}, nil, it.Object.Name(), out.specLabels, nil, false, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -554,7 +560,11 @@ func decorateInput(it *Item, specLabels map[string]string, wave int, opts *Optio
 		sort.Strings(it.Written)
 		return w, nil
 	}
-	return append(w, write(it, specLabels, nil, opts)...), nil
+	if out.recorded {
+		return append(w, out.specWarnings...), nil
+	}
+	out.specWarnings = write(it, out.specLabels, nil, opts)
+	return append(w, out.specWarnings...), nil
 }
 
 // decorate resolves the item's waves and policies and, when write is set,
@@ -618,7 +628,7 @@ func definedType(o *manifest.Object) string {
 // the record's key covers everything else that decides the spec (its
 // bytes, the decoration settings, its place in the plan; its wave and
 // labels are the record's).
-func writeInventories(res *Result, outs []specOutput) {
+func writeInventories(res *Result, outs []specOutput, opts *Options) {
 	children := make([][]*Item, len(res.Specs))
 	for _, it := range res.Items { // output order: the digest is stable
 		if it.Role == Child {
@@ -643,13 +653,18 @@ func writeInventories(res *Result, outs []specOutput) {
 			out.order, out.digest = order, childrenDigest(children[i])
 			out.inventory = inventory.Format(entries)
 		}
-		s.Object.SetAnnotation(inventory.Inventory, out.inventory)
-		s.Object.SetAnnotation(inventory.RenderDigest, "sha256:"+hex.EncodeToString(out.digest[:]))
 		s.Written = append(s.Written, inventory.Inventory, inventory.RenderDigest)
 		if reused {
 			s.YAML = out.specYAML
 			return
 		}
+		if out.recorded && !opts.KeepInputs {
+			// Not written by decorateInput (its warnings are the
+			// record's, which writing gives again).
+			write(s, out.specLabels, nil, opts)
+		}
+		s.Object.SetAnnotation(inventory.Inventory, out.inventory)
+		s.Object.SetAnnotation(inventory.RenderDigest, "sha256:"+hex.EncodeToString(out.digest[:]))
 		s.YAML = manifest.EncodeObject(s.Object)
 		out.specYAML = s.YAML
 	})
