@@ -197,7 +197,7 @@ func scanPieces(b []byte) ([][]byte, error) {
 	if d := r.bytes(); r.err == nil && len(d) != sha256.Size {
 		r.err = errRecord
 	}
-	r.bytes() // inventory
+	r.bytes()  // inventory
 	warnings() // the spec's own
 	spec := r.bytes()
 	if r.err == nil && (len(spec) == 0 || len(r.b) != 0) {
