@@ -89,7 +89,8 @@ const treeAllocBudget = 1900
 // every fresh page of costs a fault: measured 1.04-1.07 MB (GOMAXPROCS
 // 1 to 8, -race), most of it the walk's listing buffers and the maps of
 // the two Indexes; 0.90-0.95 MB once the decoded Index's paths took an
-// arena of their size (statsDecoder); about 12% more. Bytes vary a
+// arena of their size (statsDecoder); 0.75-0.76 MB once the walk kept
+// only the paths of the files it trusted; about 12% more. Bytes vary a
 // little from run to run (the scheduler decides which reader takes which
 // folder), counts do not.
-const treeAllocBytesBudget = 1_060_000
+const treeAllocBytesBudget = 850_000

@@ -89,7 +89,7 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 			// The files the record trusts, shared out: no slice grown
 			// and copied over and over in a tree of tens of thousands.
 			if n := known.Index.count(); n > 0 {
-				readers[w].kept = make([]keptFile, 0, n/len(readers)+n/16)
+				readers[w].kept = make([]string, 0, n/len(readers)+n/16)
 			}
 			readers[w].indexed = true
 		}
@@ -130,8 +130,8 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 	}
 	files := make(map[string][]byte, c.files)
 	for _, r := range readers {
-		for _, f := range r.kept {
-			files[f.p] = f.b
+		for _, p := range r.kept {
+			files[p] = want[p]
 		}
 		for _, f := range r.files {
 			files[f.p] = f.b
@@ -140,8 +140,8 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 	if ws != nil {
 		ws.files = make(map[string]FileStat, c.stats)
 		for _, r := range readers {
-			for _, f := range r.kept {
-				ws.files[f.p] = f.st
+			for _, p := range r.kept {
+				ws.files[p] = known.Index.Files[p]
 			}
 			for _, f := range r.stats {
 				ws.files[f.p] = f.st
@@ -207,13 +207,6 @@ type fileID struct {
 	st FileStat
 }
 
-// keptFile is a file an indexed walk trusted: its path, the bytes wanted
-// (which it holds) and its identity.
-type keptFile struct {
-	p  string
-	b  []byte
-	st FileStat
-}
 
 // walkStats is what an indexed walk saw: when it began, the identity of
 // every regular file and of every folder whose entries it recorded, how
@@ -286,14 +279,16 @@ type treeReader struct {
 	files []fileBytes
 	// An indexed walk (walkTree): the files wanted (the very map of
 	// known's bytes: wantIsKnown), what is known of the tree, when the
-	// walk began, the files trusted (kept), the identities of the files
-	// read that hold the bytes wanted and how many files were read.
+	// walk began, the paths of the files trusted (kept: each holds want's
+	// bytes, and its identity is the one known's Index records, or it
+	// would not be trusted), the identities of the files read that hold
+	// the bytes wanted and how many files were read.
 	indexed     bool
 	want        map[string][]byte
 	wantIsKnown bool
 	known       Known
 	rule        racyRule
-	kept        []keptFile
+	kept        []string
 	stats       []fileID
 	read        int
 	// kids are the entries of the folders known's Index records (nil:
@@ -374,7 +369,7 @@ func (r *treeReader) trusted(fd int, rel, p string, depth int) bool {
 		if !ok || !r.known.matches(f, id, k.stats[i], w, r.wantIsKnown, r.rule) {
 			return undo()
 		}
-		r.kept = append(r.kept, keptFile{f, w, id})
+		r.kept = append(r.kept, f)
 	}
 	for _, d := range k.dirs {
 		if !r.trusted(fd, rel+d[len(p):], d, depth+1) {
@@ -419,7 +414,7 @@ func (r *treeReader) entry(fd int, e dirent, depth int) (whole bool, err error) 
 			// read below, which refuses it as Read does.
 			if w, ok := r.want[p]; ok {
 				if id, ok := statRegular(fd, e.name); ok && r.known.unchanged(p, id, w, r.wantIsKnown, r.rule) {
-					r.kept = append(r.kept, keptFile{p, w, id})
+					r.kept = append(r.kept, p)
 					return true, nil
 				}
 			}
