@@ -207,7 +207,6 @@ type fileID struct {
 	st FileStat
 }
 
-
 // walkStats is what an indexed walk saw: when it began, the identity of
 // every regular file and of every folder whose entries it recorded, how
 // many files it read and folders it listed.
