@@ -179,10 +179,10 @@ func (o *Object) stringMap(field string, create bool) map[string]any {
 	}
 	s, _ := m[field].(map[string]any)
 	if s == nil && create {
-		if s = o.spare; s == nil || field != "annotations" {
-			s = map[string]any{}
+		if field == "annotations" && o.spare != nil {
+			s, o.spare = o.spare, nil
 		} else {
-			o.spare = nil
+			s = map[string]any{}
 		}
 		m[field] = s
 	}

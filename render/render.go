@@ -560,11 +560,17 @@ func decorateInput(it *Item, out *specOutput, wave int, opts *Options) ([]manife
 		sort.Strings(it.Written)
 		return w, nil
 	}
-	if out.recorded {
-		return append(w, out.specWarnings...), nil
+	if !fromRecord(out, opts) {
+		out.specWarnings = write(it, out.specLabels, nil, opts)
 	}
-	out.specWarnings = write(it, out.specLabels, nil, opts)
 	return append(w, out.specWarnings...), nil
+}
+
+// fromRecord tells whether the spec of out takes its bytes and its
+// warnings from its record, so that decorateInput does not write it
+// (KeepInputs writes only what the dialects need, and does it there).
+func fromRecord(out *specOutput, opts *Options) bool {
+	return out.recorded && !opts.KeepInputs
 }
 
 // decorate resolves the item's waves and policies and, when write is set,
@@ -658,9 +664,10 @@ func writeInventories(res *Result, outs []specOutput, opts *Options) {
 			s.YAML = out.specYAML
 			return
 		}
-		if out.recorded && !opts.KeepInputs {
-			// Not written by decorateInput (its warnings are the
-			// record's, which writing gives again).
+		if fromRecord(out, opts) {
+			// Not written by decorateInput, and its record's bytes are
+			// not these after all (its warnings are the record's, which
+			// writing gives again).
 			write(s, out.specLabels, nil, opts)
 		}
 		s.Object.SetAnnotation(inventory.Inventory, out.inventory)

@@ -522,21 +522,19 @@ func (d *statsDecoder) stats(what string) (map[string]FileStat, []string, []File
 	stats := make([]FileStat, 0, count)
 	start := 0
 	for i := uint64(0); i < count; i++ {
-		shared, n := d.uvarint(), d.uvarint()
-		if d.bad || shared > uint64(len(arena)-start) || n > uint64(len(d.b)) || shared+n > maxPath || len(arena)+int(shared+n) > limit {
+		shared, suffix, st, mode := d.record()
+		n := uint64(len(suffix))
+		if d.bad || shared > uint64(len(arena)-start) || shared+n > maxPath || len(arena)+int(shared+n) > limit {
 			return nil, nil, nil, fmt.Errorf("%w: %s %d", errIndex, what, i)
 		}
 		next := len(arena)
 		arena = append(arena, arena[start:start+int(shared)]...)
-		arena = append(arena, d.b[:n]...)
-		d.b = d.b[n:]
+		arena = append(arena, suffix...)
 		if next == len(arena) || i > 0 && string(arena[next:]) <= string(arena[start:next]) {
 			return nil, nil, nil, fmt.Errorf("%w: %s %d out of order", errIndex, what, i)
 		}
 		start = next
-		st := FileStat{Size: d.varint(), Mtime: d.varint(), Ctime: d.varint(), Ino: d.uvarint(), Dev: d.uvarint()}
-		mode := d.uvarint()
-		if d.bad || mode > 1<<32-1 || st.Size < 0 {
+		if mode > 1<<32-1 || st.Size < 0 {
 			return nil, nil, nil, fmt.Errorf("%w: %s %d", errIndex, what, i)
 		}
 		st.Mode = uint32(mode)
@@ -555,6 +553,20 @@ func (d *statsDecoder) stats(what string) (map[string]FileStat, []string, []File
 	return m, order, stats, nil
 }
 
+// record reads one record of appendStats: how many bytes its path shares
+// with the one before, the rest of the path, its identity and its mode
+// (not checked); d.bad when it does not decode.
+func (d *statsDecoder) record() (shared uint64, suffix []byte, st FileStat, mode uint64) {
+	shared, n := d.uvarint(), d.uvarint()
+	if d.bad || n > uint64(len(d.b)) {
+		d.bad = true
+		return 0, nil, FileStat{}, 0
+	}
+	suffix, d.b = d.b[:n], d.b[n:]
+	st = FileStat{Size: d.varint(), Mtime: d.varint(), Ctime: d.varint(), Ino: d.uvarint(), Dev: d.uvarint()}
+	return shared, suffix, st, d.uvarint()
+}
+
 // pathBytes is the length of the count paths d's records hold, read
 // ahead on a copy of d, so that stats makes its arena at that size (at
 // 45,000 files, 2.3 MB where twice the encoding was 6 MB); it stops at
@@ -562,15 +574,11 @@ func (d *statsDecoder) stats(what string) (map[string]FileStat, []string, []File
 func pathBytes(d statsDecoder, count uint64, maxPath uint64) int {
 	total := 0
 	for i := uint64(0); i < count; i++ {
-		shared, n := d.uvarint(), d.uvarint()
-		if d.bad || n > uint64(len(d.b)) || shared+n > maxPath {
+		shared, suffix, _, _ := d.record()
+		if d.bad || shared+uint64(len(suffix)) > maxPath {
 			break
 		}
-		total += int(shared + n)
-		d.b = d.b[n:]
-		for range 6 { // size, mtime, ctime, inode, device, mode
-			d.uvarint()
-		}
+		total += int(shared) + len(suffix)
 	}
 	return total
 }
