@@ -52,7 +52,8 @@ func readTree(dir string) (map[string][]byte, error) {
 // is want's slice. The others are read as readTree reads them. It also
 // returns (nil when want is nil) the lstat identity of every regular file
 // that holds want's bytes and when the walk began: the Index of the tree
-// as it is, for want.
+// as it is, for want. When the walk covered want (walkStats.covered from
+// the Index known), the files are nil: walkStats.tree makes them.
 func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byte, *walkStats, error) {
 	var ws *walkStats
 	if want != nil {
@@ -118,14 +119,14 @@ func walkTree(dir string, want map[string][]byte, known Known) (map[string][]byt
 				ws.dirs[d.p] = d.st
 			}
 		}
-		if files, stats, ok := c.fromKnown(readers, want, known); ok {
+		if stats, ok := c.fromKnown(readers, want, known); ok {
 			ws.files = stats
 			ws.same = c.read == 0
 			ws.covered = true
 			for _, r := range readers {
 				ws.readFiles = append(ws.readFiles, r.files...)
 			}
-			return files, ws, nil
+			return nil, ws, nil // ws.tree
 		}
 	}
 	files := make(map[string][]byte, c.files)
@@ -158,11 +159,13 @@ type walkCounts struct {
 	files, stats, trusted, read, dirs, listed int
 }
 
-// fromKnown makes the walk's files and identities from copies of want
-// and of known's Index, when those name every file trusted and every
-// file read only adds to them (no map built entry by entry: a tree of
-// tens of thousands of files most of which are trusted). ok is false
-// when they do not: a file wanted or recorded was not found.
+// fromKnown makes the walk's identities from a copy of known's Index,
+// when want and the Index name every file trusted and every file read
+// only adds to them (no map built entry by entry: a tree of tens of
+// thousands of files most of which are trusted); the walk's files are
+// then want with the files read over it, made only when asked
+// (walkStats.tree). ok is false when they do not: a file wanted or
+// recorded was not found.
 //
 // The trusted files T are in want and in the Index (walk: a file is
 // trusted only then), the files read R are all the others found. With
@@ -170,9 +173,9 @@ type walkCounts struct {
 // want, R's bytes put over it. With |T| + |R in Index| = |Index|, the
 // Index's paths are T and R's: the identities are the Index's, R's
 // removed, then those of R's files that hold the bytes wanted.
-func (c walkCounts) fromKnown(readers []*treeReader, want map[string][]byte, known Known) (files map[string][]byte, stats map[string]FileStat, ok bool) {
+func (c walkCounts) fromKnown(readers []*treeReader, want map[string][]byte, known Known) (stats map[string]FileStat, ok bool) {
 	if known.Index == nil || c.trusted == 0 || 2*c.read > c.trusted {
-		return nil, nil, false
+		return nil, false
 	}
 	inWant, inIndex := 0, 0
 	for _, r := range readers {
@@ -186,20 +189,34 @@ func (c walkCounts) fromKnown(readers []*treeReader, want map[string][]byte, kno
 		}
 	}
 	if c.trusted+inWant != len(want) || c.trusted+inIndex != len(known.Index.Files) {
-		return nil, nil, false
+		return nil, false
 	}
-	files = maps.Clone(want)
 	stats = maps.Clone(known.Index.Files)
 	for _, r := range readers {
 		for _, f := range r.files {
-			files[f.p] = f.b
 			delete(stats, f.p)
 		}
 		for _, f := range r.stats {
 			stats[f.p] = f.st
 		}
 	}
-	return files, stats, true
+	return stats, true
+}
+
+// tree returns the files the walk found, keyed by their slash paths:
+// files as walkTree returned them, or when that is nil because the walk
+// covered want (fromKnown), want with the bytes of the files it read put
+// over it. An update that plans from the files read alone never makes
+// it (planRead).
+func (ws *walkStats) tree(files, want map[string][]byte) map[string][]byte {
+	if files != nil || ws == nil || !ws.covered {
+		return files
+	}
+	files = maps.Clone(want)
+	for _, f := range ws.readFiles {
+		files[f.p] = f.b
+	}
+	return files
 }
 
 type fileID struct {
@@ -628,7 +645,7 @@ func readIndexed(dir string, want map[string][]byte, known Known) (map[string][]
 	if err != nil {
 		return nil, nil, err
 	}
-	return got, ws.index(known), nil
+	return ws.tree(got, want), ws.index(known), nil
 }
 
 // writeTree makes the folders below top and writes the files of the new

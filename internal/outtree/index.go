@@ -511,26 +511,28 @@ func (d *statsDecoder) stats(what string) (map[string]FileStat, []string, []File
 	if d.bad || count > uint64(len(d.b)/8) {
 		return nil, nil, nil, fmt.Errorf("%w: %d %ss in %d bytes", errIndex, count, what, len(d.b))
 	}
-	// The paths go into one arena, made a string once: no allocation
-	// per path. A path shares a prefix with the one before: bound each
-	// path and all of them, so that a small record cannot ask for a huge
-	// arena.
+	// The paths go into one arena, a strings.Builder sized once: no
+	// allocation per path, and its String is the paths without a copy
+	// (what was written is never changed; a growth copies what follows).
+	// A path shares a prefix with the one before: bound each path and
+	// all of them, so that a small record cannot ask for a huge arena.
 	const maxPath = 4096
 	limit := 8*len(d.b) + 1<<16
-	arena := make([]byte, 0, min(pathBytes(*d, count, maxPath), limit))
+	var arena strings.Builder
+	arena.Grow(min(pathBytes(*d, count, maxPath), limit))
 	ends := make([]int, 0, count)
 	stats := make([]FileStat, 0, count)
 	start := 0
 	for i := uint64(0); i < count; i++ {
 		shared, suffix, st, mode := d.record()
 		n := uint64(len(suffix))
-		if d.bad || shared > uint64(len(arena)-start) || shared+n > maxPath || len(arena)+int(shared+n) > limit {
+		if d.bad || shared > uint64(arena.Len()-start) || shared+n > maxPath || arena.Len()+int(shared+n) > limit {
 			return nil, nil, nil, fmt.Errorf("%w: %s %d", errIndex, what, i)
 		}
-		next := len(arena)
-		arena = append(arena, arena[start:start+int(shared)]...)
-		arena = append(arena, suffix...)
-		if next == len(arena) || i > 0 && string(arena[next:]) <= string(arena[start:next]) {
+		next := arena.Len()
+		arena.WriteString(arena.String()[start : start+int(shared)])
+		arena.Write(suffix)
+		if all := arena.String(); next == len(all) || i > 0 && all[next:] <= all[start:next] {
 			return nil, nil, nil, fmt.Errorf("%w: %s %d out of order", errIndex, what, i)
 		}
 		start = next
@@ -538,10 +540,10 @@ func (d *statsDecoder) stats(what string) (map[string]FileStat, []string, []File
 			return nil, nil, nil, fmt.Errorf("%w: %s %d", errIndex, what, i)
 		}
 		st.Mode = uint32(mode)
-		ends = append(ends, len(arena))
+		ends = append(ends, arena.Len())
 		stats = append(stats, st)
 	}
-	paths := string(arena)
+	paths := arena.String()
 	m := make(map[string]FileStat, count)
 	order := make([]string, len(ends))
 	from := 0

@@ -33,7 +33,7 @@ import (
 func update(ctx context.Context, parent, base string, files map[string][]byte, known Known) (*Index, error) {
 	dir := filepath.Join(parent, base)
 	cur, ws, err := walkTree(dir, files, known)
-	if err != nil || len(cur) == 0 {
+	if err != nil || len(cur) == 0 && !ws.covered {
 		return nil, errNoUpdate
 	}
 	ix := ws.index(known)
@@ -42,7 +42,7 @@ func update(ctx context.Context, parent, base string, files map[string][]byte, k
 	}
 	j, ok := planRead(ws, files)
 	if !ok {
-		j = plan(cur, files)
+		j = plan(ws.tree(cur, files), files)
 	}
 	if j == nil {
 		return ix, nil
