@@ -90,7 +90,9 @@ const treeAllocBudget = 1900
 // 1 to 8, -race), most of it the walk's listing buffers and the maps of
 // the two Indexes; 0.90-0.95 MB once the decoded Index's paths took an
 // arena of their size (statsDecoder); 0.75-0.76 MB once the walk kept
-// only the paths of the files it trusted; about 12% more. Bytes vary a
-// little from run to run (the scheduler decides which reader takes which
-// folder), counts do not.
-const treeAllocBytesBudget = 850_000
+// only the paths of the files it trusted; 0.67 MB (666-673 KB) once
+// those paths were the arena's string and an update that planned from
+// the files read made no copy of the files wanted (walkStats.tree);
+// about 10% more. Bytes vary a little from run to run (the scheduler
+// decides which reader takes which folder), counts do not.
+const treeAllocBytesBudget = 740_000
