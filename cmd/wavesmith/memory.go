@@ -118,21 +118,22 @@ func watchLiveHeap(gen int) {
 	armAfterGC(watch)
 }
 
-// holdMemory raises the policy's limit to its floor and twice held bytes
-// that a render reads at its start and keeps to its end: the tree cache's
-// records of the last render, and what is decoded of them and of the last
-// entry, about as much again. A collection would only mark them again
+// holdMemory raises the policy's limit to its floor and held, the bytes
+// a render reads at its start and keeps in the heap to its end: what is
+// decoded of the tree cache's records of the last render and of its last
+// entry, and the records themselves where they are read rather than
+// mapped (treeCache.records). A collection would only mark them again
 // (at 10,000 Kaotos a one-spec re-render collected twice, 150 ms of CPU,
-// with a 200 MiB limit; with 60 MB of records the limit is 320 MiB, its
-// peak RSS 335 MB, below helm template's on the same specs). Nothing when
-// GOMEMLIMIT is set: the user's limit stands.
+// with a 200 MiB limit; with 60 MB of records read the limit is 320 MiB,
+// its peak RSS 335 MB, below helm template's on the same specs). Nothing
+// when GOMEMLIMIT is set: the user's limit stands.
 func holdMemory(held int64) {
 	policy.Lock()
 	defer policy.Unlock()
 	if !policy.on || held <= 0 {
 		return
 	}
-	if want := policy.floor + 2*held; want > policy.limit {
+	if want := policy.floor + held; want > policy.limit {
 		policy.limit = want
 		debug.SetMemoryLimit(want)
 	}

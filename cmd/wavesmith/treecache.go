@@ -21,6 +21,7 @@ import (
 	"github.com/wavesmith/wavesmith/config"
 	"github.com/wavesmith/wavesmith/generators/helm"
 	"github.com/wavesmith/wavesmith/internal/argocdplugin"
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/internal/load"
 	"github.com/wavesmith/wavesmith/internal/outtree"
 	"github.com/wavesmith/wavesmith/internal/tmplsandbox"
@@ -411,9 +412,16 @@ func (t *treeCache) records() map[treecache.Sum][]byte {
 	if err != nil {
 		return nil
 	}
-	var held int64
+	// What is decoded of the records and of the last entry is about as
+	// much as the records again; the records themselves are in the heap
+	// only where they are read, not mapped (fsroot.MapsFiles).
+	var size int64
 	for _, r := range recs {
-		held += int64(len(r))
+		size += int64(len(r))
+	}
+	held := size
+	if !fsroot.MapsFiles() {
+		held += size
 	}
 	holdMemory(held)
 	return recs

@@ -55,6 +55,30 @@ func ReadRegular(root *os.Root, name string) ([]byte, error) {
 	return b, nil
 }
 
+// mapRegular is ReadRegular with the bytes mapped where mapFile can
+// (MapFile): opened and checked as ReadRegular opens and checks; an empty
+// file, or one the kernel does not map, is read by ReadRegular.
+func mapRegular(root *os.Root, name string) ([]byte, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close() // the mapping outlives the descriptor
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckRegular(fi); err != nil {
+		return nil, err
+	}
+	if fi.Size() > 0 {
+		if b, ok := mapFile(f, fi.Size()); ok {
+			return b, nil
+		}
+	}
+	return ReadRegular(root, name)
+}
+
 // CheckRegular refuses what is not a regular file of at most MaxFileSize
 // bytes.
 func CheckRegular(fi fs.FileInfo) error {

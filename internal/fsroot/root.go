@@ -114,6 +114,27 @@ func (r *Root) ReadFile(path string) ([]byte, error) {
 	return b, nil
 }
 
+// MapFile is ReadFile for a file nothing writes in place while the
+// program runs (one written whole and renamed into place, as the tree
+// cache's chunks are): on Linux its bytes are the page cache's, mapped
+// read only and kept for the life of the process, instead of a copy in
+// fresh memory. The same rules as ReadFile (inside the root, a regular
+// file of at most MaxFileSize bytes, no wait on a FIFO); where the kernel
+// does not map it, it is read. Its bytes must never be written to, and a
+// file cut short meanwhile faults the program that reads past its end: use
+// it only for files whose writers replace them whole.
+func (r *Root) MapFile(path string) ([]byte, error) {
+	rel, err := r.Rel(path)
+	if err != nil {
+		return nil, err
+	}
+	b, err := mapRegular(r.root, rel)
+	if err != nil {
+		return nil, r.explain(path, err)
+	}
+	return b, nil
+}
+
 // CheckFile refuses what ReadFile would refuse, without reading: path
 // must lead, inside the root, to a folder or to a regular file of at
 // most MaxFileSize bytes.

@@ -103,17 +103,22 @@ func TestRootReadFile(t *testing.T) {
 		want   string
 		err    error
 	}{reason: "a relative symlink to a sibling folder", path: "sib/link.yaml", want: "inner\n"}
-	// Every case read both ways: through the Root, and through its folder
-	// opened once (Dir), which must read and refuse the same.
+	// Every case read three ways: through the Root, through its folder
+	// opened once (Dir), and mapped (MapFile), which must read and refuse
+	// the same.
 	for name, tc := range cases {
-		for _, way := range []string{"Root", "Dir"} {
+		for _, way := range []string{"Root", "Dir", "Map"} {
 			t.Run(name+"/"+way, func(t *testing.T) {
 				var got []byte
 				var err error
 				full := filepath.Join(root, tc.path)
 				testobj.InTime(t, tc.path, func() {
-					if way == "Root" {
+					switch way {
+					case "Root":
 						got, err = r.ReadFile(full)
+						return
+					case "Map":
+						got, err = r.MapFile(full)
 						return
 					}
 					d := r.OpenDir(filepath.Dir(full))

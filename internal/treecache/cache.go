@@ -161,6 +161,15 @@ type chunkRead struct {
 // again instead of keeping it by its name, and the read is a miss. each,
 // unless nil, is called with each chunk's index and bytes on the core
 // that read it; its error is a miss too.
+//
+// The chunks are mapped, not copied (fsroot.Root.MapFile: on Linux their
+// bytes are the page cache's, which the last render's writes left there,
+// instead of as much fresh memory, which on a virtual machine whose host
+// takes back free memory costs more than reading them): the cache never
+// writes a file in place (writeFile puts a new file in the name), so a
+// chunk mapped is never cut short under a render that holds its bytes.
+// Cut short by someone else, it faults that render as a kill would; the
+// cache trusts its folder as much as the binary (docs/tree.md).
 func (c *Cache) readChunks(r *fsroot.Root, sums []Sum, name func(Sum) string, each func(int, []byte) error) ([][]byte, error) {
 	bufs := make([][]byte, len(sums))
 	errs := make([]error, len(sums))
@@ -168,7 +177,7 @@ func (c *Cache) readChunks(r *fsroot.Root, sums []Sum, name func(Sum) string, ea
 	parallel.Do(k, func(w int) {
 		for i := w; i < len(sums); i += k {
 			n := name(sums[i])
-			b, err := r.ReadFile(filepath.Join(c.dir, n))
+			b, err := r.MapFile(filepath.Join(c.dir, n))
 			if err == nil {
 				var ok bool
 				if b, ok = checkedChunk(sums[i], b); !ok {
@@ -783,7 +792,9 @@ func (w *chunkWriter) flush() error {
 	return err
 }
 
-// writeFile writes name in the cache folder atomically.
+// writeFile writes name in the cache folder atomically: a new file,
+// renamed into place, never the old one written in place (its pages may
+// be mapped by a render: readChunks).
 func (c *Cache) writeFile(name string, b []byte) error {
 	f, err := os.CreateTemp(c.dir, ".tmp-*")
 	if err != nil {
