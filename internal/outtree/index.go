@@ -322,17 +322,25 @@ const indexMagic = "wavesmith tree index v3\n"
 // order, each path sharing its prefix with the one before; then the
 // digests of Sums, in the order of the files, each after the number of
 // files since the one before.
+//
+// The encoding is made at its size (statsSize): grown as it is
+// appended, it was twice the megabytes of a tree of tens of thousands of
+// files, every one of them fresh memory.
 func (ix *Index) MarshalBinary() ([]byte, error) {
-	b := make([]byte, 0, len(indexMagic)+16+(len(ix.Files)+len(ix.Dirs))*48+len(ix.Sums)*(sha256.Size+2))
-	b = append(b, indexMagic...)
-	b = binary.AppendVarint(b, ix.Taken)
 	files := ix.ordered()
 	if files == nil {
 		files = sortedStats(ix.Files)
 	}
+	dirs := sortedStats(ix.Dirs)
+	var taken [binary.MaxVarintLen64]byte
+	t := binary.PutVarint(taken[:], ix.Taken)
+	sums := appendSums(nil, files, ix.Sums) // a few: maxRacySums at most
+	b := make([]byte, 0, len(indexMagic)+t+statsSize(files)+statsSize(dirs)+len(sums))
+	b = append(b, indexMagic...)
+	b = append(b, taken[:t]...)
 	b = appendStats(b, files)
-	b = appendStats(b, sortedStats(ix.Dirs))
-	return appendSums(b, files, ix.Sums), nil
+	b = appendStats(b, dirs)
+	return append(b, sums...), nil
 }
 
 // appendSums appends the digests sums holds of files (in path order):
@@ -422,24 +430,44 @@ func appendStats(b []byte, pairs []statPair) []byte {
 	b = binary.AppendUvarint(b, uint64(len(pairs)))
 	prev := ""
 	for _, pr := range pairs {
-		p := pr.p
-		n := 0
-		for n < len(p) && n < len(prev) && p[n] == prev[n] {
-			n++
-		}
-		b = binary.AppendUvarint(b, uint64(n))
-		b = binary.AppendUvarint(b, uint64(len(p)-n))
-		b = append(b, p[n:]...)
-		st := pr.st
-		b = binary.AppendVarint(b, st.Size)
-		b = binary.AppendVarint(b, st.Mtime)
-		b = binary.AppendVarint(b, st.Ctime)
-		b = binary.AppendUvarint(b, st.Ino)
-		b = binary.AppendUvarint(b, st.Dev)
-		b = binary.AppendUvarint(b, uint64(st.Mode))
-		prev = p
+		b = appendStat(b, prev, pr)
+		prev = pr.p
 	}
 	return b
+}
+
+// statsSize is how many bytes appendStats appends for pairs: each record
+// appended to one scratch buffer, so that the layout has one home.
+func statsSize(pairs []statPair) int {
+	var scratch [256]byte
+	n := binary.PutUvarint(scratch[:], uint64(len(pairs)))
+	prev := ""
+	for _, pr := range pairs {
+		n += len(appendStat(scratch[:0], prev, pr))
+		prev = pr.p
+	}
+	return n
+}
+
+// appendStat appends the record of pr, whose path follows prev, to b:
+// how many bytes the path shares with prev, the rest of the path, and
+// the identity.
+func appendStat(b []byte, prev string, pr statPair) []byte {
+	p := pr.p
+	n := 0
+	for n < len(p) && n < len(prev) && p[n] == prev[n] {
+		n++
+	}
+	b = binary.AppendUvarint(b, uint64(n))
+	b = binary.AppendUvarint(b, uint64(len(p)-n))
+	b = append(b, p[n:]...)
+	st := pr.st
+	b = binary.AppendVarint(b, st.Size)
+	b = binary.AppendVarint(b, st.Mtime)
+	b = binary.AppendVarint(b, st.Ctime)
+	b = binary.AppendUvarint(b, st.Ino)
+	b = binary.AppendUvarint(b, st.Dev)
+	return binary.AppendUvarint(b, uint64(st.Mode))
 }
 
 // errIndex: an encoded Index that is truncated, corrupt or of another

@@ -42,6 +42,10 @@ func FuzzIndexUnmarshal(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// Made at its size (statsSize): never grown, never larger.
+		if cap(again) != len(again) {
+			t.Errorf("the encoding of %d bytes has room for %d: it grew, or was sized wrong", len(again), cap(again))
+		}
 		var back Index
 		if err := back.UnmarshalBinary(again); err != nil {
 			t.Fatalf("a record encoded from a decoded one does not decode: %v", err)

@@ -339,7 +339,10 @@ func (c *Cache) head(r *fsroot.Root, slot string, key *Sum) (*Entry, error) {
 	idx := sha256.Sum256(b)
 	e.chunks = chunks
 	c.bind(slot, idx)
-	if b, err := r.ReadFile(filepath.Join(c.dir, c.tree(slot))); err == nil {
+	// The record of the tree's files (megabytes at 45,000 files) is
+	// mapped as the chunks are (readChunks); its decoding copies what it
+	// keeps.
+	if b, err := r.MapFile(filepath.Join(c.dir, c.tree(slot))); err == nil {
 		e.Tree = decodeTree(b, idx)
 	}
 	return e, nil
