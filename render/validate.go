@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"hash/maphash"
 
 	"github.com/wavesmith/wavesmith/api/inventory"
 	"github.com/wavesmith/wavesmith/manifest"
@@ -14,16 +15,33 @@ import (
 func validateSet(res *Result) error {
 	items := res.Items
 	errs := []error{validateNames(items)}
-	seen := make(map[manifest.Key]*Item, len(items))
+	// The items by a hash of their key: 16 bytes an item, where the key
+	// and item took 72 (tens of thousands of items). An item whose hash
+	// another key had first is looked up by its key (exact).
+	seed := maphash.MakeSeed()
+	seen := make(map[uint64]*Item, len(items))
+	var exact map[manifest.Key]*Item
 	namespaces := map[string]*Item{}
 	crds := map[string]*Item{} // group/Kind
 	for _, it := range items {
 		k := it.Key
-		if prev, dup := seen[k]; dup {
+		h := hashKey(seed, k)
+		prev, dup := seen[h]
+		switch {
+		case !dup:
+			seen[h] = it
+		case prev.Key != k:
+			if prev, dup = exact[k]; !dup {
+				if exact == nil {
+					exact = map[manifest.Key]*Item{}
+				}
+				exact[k] = it
+			}
+		}
+		if dup {
 			errs = append(errs, it.fieldError("metadata.name", fmt.Errorf("%w: also %s", ErrDuplicate, describe(prev, res))))
 			continue
 		}
-		seen[k] = it
 		if k.Group == "" && k.Kind == "Namespace" {
 			namespaces[k.Name] = it
 		}
@@ -45,6 +63,10 @@ func validateSet(res *Result) error {
 	}
 	return sortedJoin(errs)
 }
+
+// hashKey is the hash validateSet keeps items by (tests make keys
+// collide).
+var hashKey = maphash.Comparable[manifest.Key]
 
 func orderAfter(it, dep *Item, what string) []error {
 	var errs []error
