@@ -103,15 +103,7 @@ func (r *Root) ReadDir(path string) ([]fs.DirEntry, error) {
 
 // ReadFile reads the regular file path, at most MaxFileSize bytes.
 func (r *Root) ReadFile(path string) ([]byte, error) {
-	rel, err := r.Rel(path)
-	if err != nil {
-		return nil, err
-	}
-	b, err := ReadRegular(r.root, rel)
-	if err != nil {
-		return nil, r.explain(path, err)
-	}
-	return b, nil
+	return r.readWith(path, ReadRegular)
 }
 
 // MapFile is ReadFile for a file nothing writes in place while the
@@ -124,11 +116,17 @@ func (r *Root) ReadFile(path string) ([]byte, error) {
 // file cut short meanwhile faults the program that reads past its end: use
 // it only for files whose writers replace them whole.
 func (r *Root) MapFile(path string) ([]byte, error) {
+	return r.readWith(path, mapRegular)
+}
+
+// readWith reads path, relative to the root, with read (ReadRegular,
+// mapRegular), its error explained.
+func (r *Root) readWith(path string, read func(*os.Root, string) ([]byte, error)) ([]byte, error) {
 	rel, err := r.Rel(path)
 	if err != nil {
 		return nil, err
 	}
-	b, err := mapRegular(r.root, rel)
+	b, err := read(r.root, rel)
 	if err != nil {
 		return nil, r.explain(path, err)
 	}
