@@ -2,18 +2,9 @@
 
 package treecache
 
-import (
-	"fmt"
-	"io/fs"
-	"syscall"
-)
+import "syscall"
 
-// identity names the version of a file: replacing or rewriting it
-// changes its inode, size, mtime or ctime.
-func identity(fi fs.FileInfo) string {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fmt.Sprintf("%d %d", fi.Size(), fi.ModTime().UnixNano())
-	}
-	return fmt.Sprintf("%d %d %d %d %d.%d", st.Dev, st.Ino, st.Size, fi.ModTime().UnixNano(), st.Ctim.Sec, st.Ctim.Nsec)
+// ctime is st's change time (identity).
+func ctime(st *syscall.Stat_t) (sec, nsec int64) {
+	return int64(st.Ctim.Sec), int64(st.Ctim.Nsec)
 }
