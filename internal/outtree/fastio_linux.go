@@ -191,6 +191,14 @@ func (c walkCounts) fromKnown(readers []*treeReader, want map[string][]byte, kno
 	if c.trusted+inWant != len(want) || c.trusted+inIndex != len(known.Index.Files) {
 		return nil, false
 	}
+	if c.read == 0 {
+		// Nothing read (a check, a render of an unchanged tree): the
+		// identities are the Index's, and so is the map, shared rather
+		// than copied. Nothing writes it: the only writer of an Index's
+		// Files is an update's apply, and an update that read nothing
+		// has nothing to apply (walkStats.same).
+		return known.Index.Files, true
+	}
 	stats = maps.Clone(known.Index.Files)
 	for _, r := range readers {
 		for _, f := range r.files {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -631,5 +632,44 @@ func TestIndexedLocalMargin(t *testing.T) {
 		if again.read != len(want) {
 			t.Errorf("read %d files, want every one (%d): not a local file system (%#x), RacyMargin applies", again.read, len(want), sfs.Type)
 		}
+	}
+}
+
+// TestIndexedSharesWhatItReadNothingOf: a check that reads nothing (every
+// file trusted) records the Index it was given, its map shared rather
+// than copied; the next update, which reads the file edited and writes
+// it, records its own identities and leaves that Index as it was (an
+// update copies before it writes). The control: the check's Index does
+// share the map, so a write into it would show.
+func TestIndexedSharesWhatItReadNothingOf(t *testing.T) {
+	noRacyMargin(t)
+	want := indexTree()
+	dir := filepath.Join(t.TempDir(), "tree")
+	k := trusted(t, dir, want)
+	_, ix, err := ReadIndexed(dir, want, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.read != 0 {
+		t.Fatalf("the check read %d files, want none", ix.read)
+	}
+	if reflect.ValueOf(ix.Files).UnsafePointer() != reflect.ValueOf(k.Index.Files).UnsafePointer() {
+		t.Fatal("the check copied the Index's identities: it read nothing")
+	}
+	before := maps.Clone(ix.Files)
+	const p = "a/y.yaml"
+	tick(t, dir, p, ix.Files[p], sameSizeEdit(t, flip(want[p]), time.Unix(0, ix.Files[p].Mtime)))
+	after, err := WriteIndexed(context.Background(), "", dir, want, Known{Index: ix, Files: want})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.read != 1 || after.wrote != 1 {
+		t.Fatalf("the update read %d and wrote %d files, want 1 and 1", after.read, after.wrote)
+	}
+	if diff := cmp.Diff(before, ix.Files); diff != "" {
+		t.Errorf("the update changed the Index it was given: -before +after:\n%s", diff)
+	}
+	if after.Files[p] == before[p] {
+		t.Errorf("the update did not record the identity of %s it wrote", p)
 	}
 }
