@@ -42,10 +42,10 @@ const (
 
 // hugePageHeapSize is how much of the heap hugePageHeap (Linux) backs
 // with huge pages: the heap of a 10,000-Kaoto render (about 200 MB), of a
-// one-spec re-render of its tree (about 300 MB: the tree cache's records
-// are held, holdMemory) and of the KRM function on a ResourceList of
-// 10,000 Kaotos (about 450 MB). Taking it costs about 5 ms at start
-// (docs/performance.md).
+// one-spec re-render of its tree (about 160 MB: on Linux the tree cache's
+// records are mapped, not read; holdMemory) and of the KRM function on a
+// ResourceList of 10,000 Kaotos (about 450 MB). Taking it costs about
+// 5 ms at start (docs/performance.md).
 const hugePageHeapSize = 512 << 20
 
 // setMemoryPolicy applies the settings above where the environment does

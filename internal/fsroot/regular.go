@@ -17,18 +17,51 @@ const MaxFileSize = 16 << 20
 // refused at once rather than waited on; devices, sockets and FIFOs are
 // ErrNotRegular.
 func ReadRegular(root *os.Root, name string) ([]byte, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, fi, err := openRegular(root, name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	return readOpen(f, fi)
+}
+
+// mapRegular is ReadRegular with the bytes mapped where mapFile can
+// (MapFile); an empty file, or one the kernel does not map, is read.
+func mapRegular(root *os.Root, name string) ([]byte, error) {
+	f, fi, err := openRegular(root, name)
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckRegular(fi); err != nil {
-		return nil, err
+	defer f.Close() // the mapping outlives the descriptor
+	if fi.Size() > 0 {
+		if b, ok := mapFile(f, fi.Size()); ok {
+			return b, nil
+		}
 	}
+	return readOpen(f, fi)
+}
+
+// openRegular opens name below root without blocking and returns it
+// with its FileInfo, or the error CheckRegular gives (it is then closed).
+func openRegular(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = CheckRegular(fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// readOpen reads f, which openRegular opened and found of fi's size, at
+// most MaxFileSize bytes.
+func readOpen(f *os.File, fi fs.FileInfo) ([]byte, error) {
 	// One buffer of the size stat gave, and a byte more to see a file
 	// that grew: no growing and copying (a tree holds tens of thousands
 	// of files).
@@ -53,30 +86,6 @@ func ReadRegular(root *os.Root, name string) ([]byte, error) {
 		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, MaxFileSize)
 	}
 	return b, nil
-}
-
-// mapRegular is ReadRegular with the bytes mapped where mapFile can
-// (MapFile): opened and checked as ReadRegular opens and checks; an empty
-// file, or one the kernel does not map, is read by ReadRegular.
-func mapRegular(root *os.Root, name string) ([]byte, error) {
-	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close() // the mapping outlives the descriptor
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := CheckRegular(fi); err != nil {
-		return nil, err
-	}
-	if fi.Size() > 0 {
-		if b, ok := mapFile(f, fi.Size()); ok {
-			return b, nil
-		}
-	}
-	return ReadRegular(root, name)
 }
 
 // CheckRegular refuses what is not a regular file of at most MaxFileSize
