@@ -1,6 +1,10 @@
 package fsroot
 
-import "errors"
+import (
+	"errors"
+	"runtime"
+	"syscall"
+)
 
 // Sentinel errors, checked with errors.Is. Public APIs return them:
 // generators re-exports each as the same value (generators.ErrOutsideRoot,
@@ -15,3 +19,10 @@ var (
 	// ErrTooLarge: a file is larger than MaxFileSize.
 	ErrTooLarge = errors.New("file too large")
 )
+
+// IsNoFollow reports whether err is an open's refusal to follow a
+// symlink (O_NOFOLLOW): ELOOP, as POSIX has it, or EMLINK, as FreeBSD
+// gives it.
+func IsNoFollow(err error) bool {
+	return errors.Is(err, syscall.ELOOP) || runtime.GOOS == "freebsd" && errors.Is(err, syscall.EMLINK)
+}

@@ -28,7 +28,8 @@
 // again, its files are stat'd by path; any other folder is listed, so
 // extra and missing files are always found. ctime, which no user can set
 // back, tells an edit that kept the size and mtime, of a file or a folder.
-// Outside Linux every file is read. RecordFile marks a folder as a rendered tree (never input again);
+// On Linux, macOS and FreeBSD (fastio_unix.go, update_unix.go); elsewhere
+// every file is read and a tree is replaced whole. RecordFile marks a folder as a rendered tree (never input again);
 // Header starts its kustomization.yaml files.
 //
 // WriteIn confines the output folder's parents to an anchor (the render's

@@ -10,7 +10,7 @@ package outtree
 // are listed and the files lstat'd as ReadIndexed does. Anything else is
 // false: a missing or spoiled tree, a file added, removed or changed, a
 // racy file without a digest, a tree holding MarkerFile, no Index, a
-// platform that keeps none (not Linux).
+// platform that keeps none (not Linux, macOS or FreeBSD).
 //
 // When true, it also returns the Index of the tree as this walk saw it
 // (the files it read recorded as they are now, with ix's digests), to be

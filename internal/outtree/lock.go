@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 )
 
 // errNoExchange: the platform cannot swap two folders atomically.
@@ -40,7 +42,7 @@ func lock(ctx context.Context, parent, base string, wait func(holder string)) (r
 		if lockOpenFlags != 0 || !isSymlink(p) {
 			f, err = os.OpenFile(p, os.O_RDWR|os.O_CREATE|lockOpenFlags, 0o644)
 		}
-		if errors.Is(err, syscall.ELOOP) {
+		if fsroot.IsNoFollow(err) {
 			return nil, fmt.Errorf("%w: the lock file %s is a symbolic link: remove it (wavesmith never follows one)", ErrWrite, p)
 		}
 		if err != nil {

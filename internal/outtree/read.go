@@ -42,7 +42,7 @@ func Read(dir string) (map[string][]byte, error) {
 // other file is read as Read reads it, and the folders are listed as
 // always, so that every difference from want is still found. It returns
 // the Index of the files found to hold want's bytes (nil where none is
-// taken: not Linux, or a missing dir).
+// taken: not Linux, macOS or FreeBSD, or a missing dir).
 func ReadIndexed(dir string, want map[string][]byte, known Known) (map[string][]byte, *Index, error) {
 	if err := checkTreeDir(dir); errors.Is(err, fs.ErrNotExist) {
 		return map[string][]byte{}, nil, nil
@@ -66,7 +66,7 @@ func interrupted(dir string) error {
 }
 
 // readPortable is Read's walk through os.Root, where no faster one is
-// written (fastio_linux.go).
+// written (fastio_unix.go).
 func readPortable(dir string) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	root, err := os.OpenRoot(dir)

@@ -44,7 +44,7 @@ const MaxSegment = 255
 // with one atomic exchange: a failure or a kill at any point leaves
 // either the previous tree or the new one at dir.
 //
-// An existing tree is updated in place (update_linux.go): its files are
+// An existing tree is updated in place (update_unix.go; Linux, macOS and FreeBSD): its files are
 // read back and compared, and only files whose bytes differ are replaced
 // (each renamed over the old one), only files no longer produced are
 // removed; unchanged files keep their inode and mtime, and a render that
@@ -77,7 +77,7 @@ func WriteIn(ctx context.Context, anchor, dir string, files map[string][]byte) e
 
 // WriteIndexed is WriteIn that knows the tree from its last write or
 // check (known: an Index and the bytes its files held then) and returns
-// the Index of the tree it leaves (nil where none is taken: not Linux).
+// the Index of the tree it leaves (nil where none is taken: not Linux, macOS or FreeBSD).
 // Updating an existing tree, a file whose lstat identity is the recorded
 // one (and not racy, see Index) and whose recorded bytes are the ones
 // wanted is not read; every other file is read and compared as WriteIn
@@ -354,8 +354,8 @@ func swap(tmp, dir string) (replaced string, err error) {
 	if !errors.Is(err, errNoExchange) {
 		return "", err
 	}
-	// No atomic exchange here (not Linux, or a file system without
-	// RENAME_EXCHANGE): two renames. A kill between them leaves no dir;
+	// No atomic exchange here (not Linux or macOS, or a file system
+	// without RENAME_EXCHANGE or RENAME_SWAP): two renames. A kill between them leaves no dir;
 	// the next Write restores the previous tree from <tmp>.old first.
 	old := tmp + ".old"
 	if err := os.Rename(dir, old); err != nil {
@@ -615,7 +615,7 @@ func nodeErrors(top *folderNode) error {
 }
 
 // nodeStats is the identities the writers took, keyed by path; nil when
-// none were taken (not Linux).
+// none were taken (not Linux, macOS or FreeBSD).
 func nodeStats(top *folderNode, n int) map[string]FileStat {
 	if top.stats == nil && len(top.files) > 0 {
 		return nil
@@ -644,7 +644,7 @@ func nodeStats(top *folderNode, n int) map[string]FileStat {
 
 // writeFiles makes the folders and writes the files of the new tree at
 // dir (empty, made by Write) with several writers, through descriptors
-// that never leave it (writeTree: fastio_linux.go, or os.Root elsewhere).
+// that never leave it (writeTree: fastio_unix.go, or os.Root elsewhere).
 // It returns the files' identities (nil where none are taken).
 func writeFiles(ctx context.Context, dir string, files map[string][]byte) (map[string]FileStat, error) {
 	top := planFolders(files)
@@ -655,7 +655,7 @@ func writeFiles(ctx context.Context, dir string, files map[string][]byte) (map[s
 }
 
 // writeTreeRoot is writeTree through os.Root, where no faster writer is
-// written (fastio_linux.go): the folders are made parents first, then
+// written (fastio_unix.go): the folders are made parents first, then
 // each folder's files are written below a root of its own.
 func writeTreeRoot(ctx context.Context, dir string, top *folderNode) error {
 	root, err := os.OpenRoot(dir)

@@ -1,3 +1,5 @@
+//go:build linux || darwin || freebsd
+
 package outtree
 
 import (
@@ -21,7 +23,7 @@ import (
 
 // A tree holds tens of thousands of small files: its reads and writes are
 // bound by system calls, not bytes. os.File costs several calls per file
-// on Linux (fcntl to learn the blocking mode, epoll_ctl to try the
+// (on Linux: fcntl to learn the blocking mode, epoll_ctl to try the
 // poller), and os.Root opens every folder of a path again. Here each file
 // is one openat below its folder's descriptor (O_NOFOLLOW: a symlink is
 // refused, never followed), fstat, read or write, close; each folder is
@@ -284,7 +286,7 @@ func statRegular(fd int, name string) (id FileStat, ok bool) {
 
 // fileStat is the identity of st.
 func fileStat(st *unix.Stat_t) FileStat {
-	return FileStat{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: uint64(st.Dev), Mode: st.Mode}
+	return FileStat{Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano(), Ino: st.Ino, Dev: uint64(st.Dev), Mode: uint32(st.Mode)}
 }
 
 // firstError is the first non-nil error of errs, or nil.
@@ -416,7 +418,7 @@ func (r *treeReader) entry(fd int, e dirent, depth int) (whole bool, err error) 
 		if err := unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
 			return false, &fs.PathError{Op: "stat", Path: filepath.Join(r.dir, p), Err: err}
 		}
-		e.typ = fsroot.StatDirent(st.Mode)
+		e.typ = fsroot.StatDirent(uint32(st.Mode))
 	}
 	switch e.typ {
 	case unix.DT_DIR:
@@ -471,7 +473,7 @@ func (r *treeReader) entry(fd int, e dirent, depth int) (whole bool, err error) 
 // openError names what an openat of a folder entry met: a symlink planted
 // after the listing is fsroot.ErrNotRegular, as in the listing.
 func (r *treeReader) openError(p string, err error) error {
-	if errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENOTDIR) {
+	if fsroot.IsNoFollow(err) || errors.Is(err, unix.ENOTDIR) {
 		return fmt.Errorf("%s: %w: it is a %s", filepath.Join(r.dir, p), fsroot.ErrNotRegular, fsroot.ModeName(fs.ModeSymlink))
 	}
 	return &fs.PathError{Op: "open", Path: filepath.Join(r.dir, p), Err: err}
@@ -483,7 +485,7 @@ func (r *treeReader) openError(p string, err error) error {
 func (r *treeReader) file(fd int, name string) ([]byte, unix.Stat_t, error) {
 	var st unix.Stat_t
 	f, err := unix.Openat(fd, name, openRead, 0)
-	if errors.Is(err, unix.ELOOP) {
+	if fsroot.IsNoFollow(err) {
 		return nil, st, fmt.Errorf("%w: it is a %s", fsroot.ErrNotRegular, fsroot.ModeName(fs.ModeSymlink))
 	}
 	if err != nil {
@@ -497,7 +499,7 @@ func (r *treeReader) file(fd int, name string) ([]byte, unix.Stat_t, error) {
 		return nil, st, fmt.Errorf("%w: it is a folder", fsroot.ErrNotRegular)
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
-		return nil, st, fmt.Errorf("%w: it is a %s", fsroot.ErrNotRegular, fsroot.ModeName(fsroot.StatMode(st.Mode)))
+		return nil, st, fmt.Errorf("%w: it is a %s", fsroot.ErrNotRegular, fsroot.ModeName(fsroot.StatMode(uint32(st.Mode))))
 	}
 	if st.Size > fsroot.MaxFileSize {
 		return nil, st, fmt.Errorf("%w: %d bytes, more than %d", fsroot.ErrTooLarge, st.Size, fsroot.MaxFileSize)
@@ -640,10 +642,10 @@ func writeNewFd(dirfd int, name string, b []byte, st *unix.Stat_t) error {
 	return unix.Close(f)
 }
 
-// readFiles is Read's walk on Linux.
+// readFiles is Read's walk on Linux, macOS and FreeBSD.
 func readFiles(dir string) (map[string][]byte, error) { return readTree(dir) }
 
-// readIndexed is ReadIndexed's walk on Linux: files known to hold want's
+// readIndexed is ReadIndexed's walk on Linux, macOS and FreeBSD: files known to hold want's
 // bytes are stat'd, not read.
 func readIndexed(dir string, want map[string][]byte, known Known) (map[string][]byte, *Index, error) {
 	if want == nil {
