@@ -31,13 +31,11 @@ release: ## reproducible archives (linux, darwin: amd64, arm64; windows/amd64) a
 
 # make cross (part of make test): the CLI builds for every other system
 # make release ships (amd64 each: the system's own code is what differs),
-# and the packages with code of their own for macOS and FreeBSD (the tree
-# walk and in-place update, the folder listing, the cache's identities)
-# vet there with their tests. No test runs there; on Windows every tree
-# file is read and no flock is taken (docs/tree.md).
+# and the module vets, tests included, for macOS and FreeBSD, where the
+# tree walk, the in-place update, the folder listing and the cache's
+# identities are the Linux code built for them. No test runs there; on
+# Windows every tree file is read and no flock is taken (docs/tree.md).
 CROSS_SYSTEMS = $(filter-out linux,$(sort $(foreach p,$(RELEASE_PLATFORMS),$(firstword $(subst /, ,$(p))))))
-
-CROSS_VET = ./internal/fsroot/ ./internal/outtree/ ./internal/treecache/
 
 .PHONY: cross
 cross: ## the CLI builds for the other systems make release ships (macOS, Windows)
@@ -46,6 +44,6 @@ cross: ## the CLI builds for the other systems make release ships (macOS, Window
 		CGO_ENABLED=0 GOOS=$$os GOARCH=amd64 $(GO) build -o /dev/null ./cmd/wavesmith; \
 	done; \
 	for os in darwin freebsd; do \
-		echo "CGO_ENABLED=0 GOOS=$$os GOARCH=amd64 $(GO) vet $(CROSS_VET)"; \
-		CGO_ENABLED=0 GOOS=$$os GOARCH=amd64 $(GO) vet $(CROSS_VET); \
+		echo "CGO_ENABLED=0 GOOS=$$os GOARCH=amd64 $(GO) vet ./..."; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=amd64 $(GO) vet ./...; \
 	done

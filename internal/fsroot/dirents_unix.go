@@ -70,7 +70,7 @@ func parseDirents(b []byte, fn func(name []byte, typ uint8)) error {
 	return nil
 }
 
-// fileKinds maps each kind of folder entry between getdents' d_type,
+// fileKinds maps each kind of folder entry between a listing's d_type,
 // stat's S_IFMT and fs.FileMode, as os gives it.
 var fileKinds = []struct {
 	dt   uint8

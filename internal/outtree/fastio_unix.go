@@ -324,8 +324,9 @@ type treeReader struct {
 	kids   map[string]*dirKids
 	dirs   []fileID
 	listed int
-	// buf is getdents' buffer and names the paths' scratch, one of
-	// each per reader: a tree has a folder per spec.
+	// buf is the listing's buffer (fsroot.ReadDirents) and names the
+	// paths' scratch, one of each per reader: a tree has a folder per
+	// spec.
 	buf, names []byte
 }
 
@@ -410,7 +411,7 @@ func (r *treeReader) trusted(fd int, rel, p string, depth int) bool {
 // a regular file. whole: indexed, the entry holds what is wanted (a file
 // the bytes wanted, a folder recorded whole).
 func (r *treeReader) entry(fd int, e dirent, depth int) (whole bool, err error) {
-	// A name from getdents holds no slash and is not "." or "..".
+	// A name from the listing holds no slash and is not "." or "..".
 	p := e.p
 	if e.typ == unix.DT_UNKNOWN {
 		// A file system that does not fill in d_type: ask.
@@ -543,7 +544,7 @@ type dirent struct {
 
 // readDirFd lists the folder open as fd, whose slash path is rel ("" for
 // the top), without "." and "..", sorted by name, with buf (nil: a new
-// one) as getdents' buffer and *names (nil: none) as scratch for the
+// one) as the listing's buffer and *names (nil: none) as scratch for the
 // entries' paths, which share one string. fd stays open and its offset
 // is left at the end.
 func readDirFd(fd int, rel string, buf []byte, names *[]byte) ([]dirent, error) {
@@ -645,8 +646,8 @@ func writeNewFd(dirfd int, name string, b []byte, st *unix.Stat_t) error {
 // readFiles is Read's walk on Linux, macOS and FreeBSD.
 func readFiles(dir string) (map[string][]byte, error) { return readTree(dir) }
 
-// readIndexed is ReadIndexed's walk on Linux, macOS and FreeBSD: files known to hold want's
-// bytes are stat'd, not read.
+// readIndexed is ReadIndexed's walk on Linux, macOS and FreeBSD: files
+// known to hold want's bytes are stat'd, not read.
 func readIndexed(dir string, want map[string][]byte, known Known) (map[string][]byte, *Index, error) {
 	if want == nil {
 		want = map[string][]byte{}

@@ -26,11 +26,11 @@ func (c *Cache) Executable() (Sum, error) {
 	if err != nil {
 		return s, err
 	}
-	fi, err := os.Stat(exe)
+	ident, err := identity(exe)
 	if err != nil {
 		return s, err
 	}
-	id := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s", exe, identity(fi))))
+	id := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s", exe, ident)))
 	name := "exe-" + hex.EncodeToString(id[:16])
 	if r, err := fsroot.OpenRoot(c.dir); err == nil {
 		b, err := r.ReadFile(filepath.Join(c.dir, name))

@@ -4,17 +4,17 @@ package treecache
 
 import (
 	"fmt"
-	"io/fs"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
-// identity names the version of a file: replacing or rewriting it
-// changes its inode, size, mtime or ctime.
-func identity(fi fs.FileInfo) string {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fmt.Sprintf("%d %d", fi.Size(), fi.ModTime().UnixNano())
+// identity names the version of the file at path: replacing or rewriting
+// it changes its device and inode, size, mtime or ctime (x/sys names
+// these fields alike on every system here).
+func identity(path string) (string, error) {
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		return "", err
 	}
-	sec, nsec := ctime(st)
-	return fmt.Sprintf("%d %d %d %d %d.%d", st.Dev, st.Ino, st.Size, fi.ModTime().UnixNano(), sec, nsec)
+	return fmt.Sprintf("%d %d %d %d %d.%d", st.Dev, st.Ino, st.Size, st.Mtim.Nano(), st.Ctim.Sec, st.Ctim.Nsec), nil
 }
