@@ -273,15 +273,27 @@ func walkRule(fd int, now int64) racyRule {
 	return rule
 }
 
-// statRegular is the lstat identity of name below the folder open as fd
-// when it is a regular file of at most fsroot.MaxFileSize bytes (ok);
+// statRegular is the lstat identity of dir+name below the folder open as
+// fd when it is a regular file of at most fsroot.MaxFileSize bytes (ok);
 // anything else is read, and refused or compared, the careful way.
-func statRegular(fd int, name string) (id FileStat, ok bool) {
+func (r *treeReader) statRegular(fd int, dir []byte, name string) (id FileStat, ok bool) {
 	var st unix.Stat_t
-	if unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > fsroot.MaxFileSize {
+	if r.lstat(fd, dir, name, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || st.Size > fsroot.MaxFileSize {
 		return FileStat{}, false
 	}
 	return fileStat(&st), true
+}
+
+// lstat is fstatat(fd, dir+name, AT_SYMLINK_NOFOLLOW), the path made in
+// the reader's scratch: no string is made per call (unix.Fstatat copies
+// its path into a new C string), and a walk stats tens of thousands of
+// files. A path holding a NUL is refused, as unix.Fstatat refuses it.
+func (r *treeReader) lstat(fd int, dir []byte, name string, st *unix.Stat_t) error {
+	if bytes.IndexByte(dir, 0) >= 0 || strings.IndexByte(name, 0) >= 0 {
+		return unix.EINVAL
+	}
+	r.path = append(append(append(r.path[:0], dir...), name...), 0)
+	return lstatPath(fd, r.path, st)
 }
 
 // fileStat is the identity of st.
@@ -324,10 +336,11 @@ type treeReader struct {
 	kids   map[string]*dirKids
 	dirs   []fileID
 	listed int
-	// buf is the listing's buffer (fsroot.ReadDirents) and names the
-	// paths' scratch, one of each per reader: a tree has a folder per
-	// spec.
-	buf, names []byte
+	// buf is the listing's buffer (fsroot.ReadDirents), names the
+	// paths' scratch, rel the path of the folder trusted looks at and
+	// path that of the path stat'd (lstat), one of each per reader: a
+	// tree has a folder per spec.
+	buf, names, rel, path []byte
 }
 
 // folder reads the folder open as fd, whose slash path is rel (below the
@@ -362,22 +375,24 @@ func (r *treeReader) folder(fd int, rel string, depth int) (whole bool, err erro
 	return whole, nil
 }
 
-// trusted reports whether the folder p, at rel below the folder open as
-// fd, is one the Index records and trusts, with its recorded identity
+// trusted reports whether the folder p, at r.rel below the folder open
+// as fd (a path kept in the reader's scratch, grown and cut as trusted
+// descends: no string made per folder), is one the Index records and
+// trusts, with its recorded identity
 // (so its entries are the recorded ones), and every file in it and below
 // it is trusted to hold the bytes wanted: they are then kept, without a
 // listing or an open. On anything else nothing is kept: the folder is
 // listed. A path is only stat'd here (a folder swapped for a symlink
 // since it was stat'd would lead the stats elsewhere, whose identities
 // are not the recorded ones); every read goes through the listing.
-func (r *treeReader) trusted(fd int, rel, p string, depth int) bool {
+func (r *treeReader) trusted(fd int, p string, depth int) bool {
 	ix := r.known.Index
 	rec, ok := ix.Dirs[p]
 	if !ok || depth > maxTreeDepth || !ix.trusts(rec, r.rule) {
 		return false
 	}
 	var st unix.Stat_t
-	if unix.Fstatat(fd, rel, &st, unix.AT_SYMLINK_NOFOLLOW) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || fileStat(&st) != rec {
+	if r.lstat(fd, r.rel, "", &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFDIR || fileStat(&st) != rec {
 		return false
 	}
 	k := r.kids[p]
@@ -392,14 +407,18 @@ func (r *treeReader) trusted(fd int, rel, p string, depth int) bool {
 			return undo()
 		}
 		// The identity the record gave the folder's file: no lookup.
-		id, ok := statRegular(fd, rel+f[len(p):])
+		id, ok := r.statRegular(fd, r.rel, f[len(p):])
 		if !ok || !r.known.matches(f, id, k.stats[i], w, r.wantIsKnown, r.rule) {
 			return undo()
 		}
 		r.kept = append(r.kept, f)
 	}
 	for _, d := range k.dirs {
-		if !r.trusted(fd, rel+d[len(p):], d, depth+1) {
+		n := len(r.rel)
+		r.rel = append(r.rel, d[len(p):]...)
+		ok := r.trusted(fd, d, depth+1)
+		r.rel = r.rel[:n]
+		if !ok {
 			return undo()
 		}
 	}
@@ -416,14 +435,17 @@ func (r *treeReader) entry(fd int, e dirent, depth int) (whole bool, err error) 
 	if e.typ == unix.DT_UNKNOWN {
 		// A file system that does not fill in d_type: ask.
 		var st unix.Stat_t
-		if err := unix.Fstatat(fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		if err := r.lstat(fd, nil, e.name, &st); err != nil {
 			return false, &fs.PathError{Op: "stat", Path: filepath.Join(r.dir, p), Err: err}
 		}
 		e.typ = fsroot.StatDirent(uint32(st.Mode))
 	}
 	switch e.typ {
 	case unix.DT_DIR:
-		if r.kids != nil && r.trusted(fd, e.name, p, depth+1) {
+		if r.kids != nil {
+			r.rel = append(r.rel[:0], e.name...)
+		}
+		if r.kids != nil && r.trusted(fd, p, depth+1) {
 			return true, nil
 		}
 		sub, err := unix.Openat(fd, e.name, openDir, 0)
@@ -440,7 +462,7 @@ func (r *treeReader) entry(fd int, e dirent, depth int) (whole bool, err error) 
 			// planted since the listing; anything but a regular file is
 			// read below, which refuses it as Read does.
 			if w, ok := r.want[p]; ok {
-				if id, ok := statRegular(fd, e.name); ok && r.known.unchanged(p, id, w, r.wantIsKnown, r.rule) {
+				if id, ok := r.statRegular(fd, nil, e.name); ok && r.known.unchanged(p, id, w, r.wantIsKnown, r.rule) {
 					r.kept = append(r.kept, p)
 					return true, nil
 				}

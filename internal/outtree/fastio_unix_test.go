@@ -164,3 +164,55 @@ func TestWriteWritersAgree(t *testing.T) {
 		})
 	}
 }
+
+// TestLstat: the walk's fstatat (treeReader.lstat, its path made in the
+// reader's scratch) gives what unix.Fstatat gives for the same path, the
+// folder's path and the name joined; does not follow a symlink; and
+// refuses a path holding a NUL, which would otherwise stat the path cut
+// at the NUL (a file that exists).
+func TestLstat(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "ns", "spec"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ns", "spec", "a.yaml"), []byte("a: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("a.yaml", filepath.Join(dir, "ns", "spec", "link.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.Open(dir, openDir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	r := &treeReader{}
+	for _, c := range []struct {
+		dir, name string
+		mode      uint32
+	}{
+		{"ns/spec/", "a.yaml", unix.S_IFREG},
+		{"", "ns/spec/a.yaml", unix.S_IFREG},
+		{"ns/spec", "", unix.S_IFDIR},
+		{"ns/spec/", "link.yaml", unix.S_IFLNK},
+	} {
+		var got, want unix.Stat_t
+		if err := r.lstat(fd, []byte(c.dir), c.name, &got); err != nil {
+			t.Fatalf("lstat(%q, %q): %v", c.dir, c.name, err)
+		}
+		if err := unix.Fstatat(fd, c.dir+c.name, &want, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			t.Fatal(err)
+		}
+		if uint32(got.Mode)&unix.S_IFMT != c.mode || fileStat(&got) != fileStat(&want) {
+			t.Errorf("lstat(%q, %q) = mode %o, %+v; want mode %o, %+v", c.dir, c.name, got.Mode, fileStat(&got), c.mode, fileStat(&want))
+		}
+	}
+	if err := r.lstat(fd, []byte("ns/nope/"), "a.yaml", new(unix.Stat_t)); !errors.Is(err, unix.ENOENT) {
+		t.Errorf("lstat of a missing file: %v, want ENOENT", err)
+	}
+	for _, c := range [][2]string{{"ns/spec/", "a.yaml\x00junk"}, {"ns/spec/a.yaml\x00", "junk"}} {
+		if err := r.lstat(fd, []byte(c[0]), c[1], new(unix.Stat_t)); !errors.Is(err, unix.EINVAL) {
+			t.Errorf("lstat(%q, %q): %v, want EINVAL (a path holding a NUL)", c[0], c[1], err)
+		}
+	}
+}

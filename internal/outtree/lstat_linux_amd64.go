@@ -1,0 +1,5 @@
+package outtree
+
+import "golang.org/x/sys/unix"
+
+const sysFstatat = unix.SYS_NEWFSTATAT
