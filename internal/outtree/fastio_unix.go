@@ -378,10 +378,9 @@ func (r *treeReader) folder(fd int, rel string, depth int) (whole bool, err erro
 // trusted reports whether the folder p, at r.rel below the folder open
 // as fd (a path kept in the reader's scratch, grown and cut as trusted
 // descends: no string made per folder), is one the Index records and
-// trusts, with its recorded identity
-// (so its entries are the recorded ones), and every file in it and below
-// it is trusted to hold the bytes wanted: they are then kept, without a
-// listing or an open. On anything else nothing is kept: the folder is
+// trusts, with its recorded identity (so its entries are the recorded
+// ones), and every file in it and below it is trusted to hold the bytes
+// wanted: they are then kept, without a listing or an open. On anything else nothing is kept: the folder is
 // listed. A path is only stat'd here (a folder swapped for a symlink
 // since it was stat'd would lead the stats elsewhere, whose identities
 // are not the recorded ones); every read goes through the listing.
@@ -444,9 +443,9 @@ func (r *treeReader) entry(fd int, e dirent, depth int) (whole bool, err error) 
 	case unix.DT_DIR:
 		if r.kids != nil {
 			r.rel = append(r.rel[:0], e.name...)
-		}
-		if r.kids != nil && r.trusted(fd, p, depth+1) {
-			return true, nil
+			if r.trusted(fd, p, depth+1) {
+				return true, nil
+			}
 		}
 		sub, err := unix.Openat(fd, e.name, openDir, 0)
 		if err != nil {
