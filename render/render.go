@@ -561,10 +561,20 @@ func decorateInput(it *Item, out *specOutput, wave int, opts *Options) ([]manife
 		return w, nil
 	}
 	if !fromRecord(out, opts) {
+		if it.Object.Annotations() == nil {
+			// What a spec is given (its waves and policies, their
+			// engines' forms, then its inventory and digest) goes into a
+			// map of its size, not one grown on the ninth.
+			it.Object.ReserveAnnotations(make(map[string]any, specAnnotations))
+		}
 		out.specWarnings = write(it, out.specLabels, nil, opts)
 	}
 	return append(w, out.specWarnings...), nil
 }
+
+// specAnnotations is the size of the annotations map of a spec written
+// without any: ten for a Kaoto with Argo CD's forms, room for more.
+const specAnnotations = 14
 
 // fromRecord tells whether the spec of out takes its bytes and its
 // warnings from its record, so that decorateInput does not write it
