@@ -31,12 +31,15 @@ func decodeSimple(file string, data []byte, budget *Budget) (objs []*Object, ok 
 		pathStart int // the mapping's path in paths; empty for the root
 		pathEnd   int
 	}
-	// Sized once from the number of lines: a field per line at most, its
-	// path at most the line's length times the depth (64 at most).
+	// The fields sized once from the number of lines: a field per line
+	// at most.
 	lines := bytes.Count(data, []byte{'\n'}) + 1
 	var stackBuf [8]level
 	stack := stackBuf[:0]
-	paths := make([]byte, 0, 2*len(data))
+	// The paths are written on the stack first (a spec's few fields fit)
+	// and copied once, at their size, into the string they share.
+	var pathsBuf [512]byte
+	paths := pathsBuf[:0]
 	fields := make([]fieldLine, 0, lines)
 	nodes, size := 1, 0 // the root mapping
 	open := ""          // the key whose nested mapping the next line starts
