@@ -11,6 +11,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -659,7 +660,9 @@ func writeInventories(res *Result, outs []specOutput, opts *Options) {
 		}
 		reused := out.recorded && slices.Equal(order, out.order)
 		if !reused {
-			entries := make([]inventory.Entry, len(children[i]))
+			// The entries are scratch, pooled: Format keeps nothing of them.
+			scratch := inventoryEntries.Get().(*[]inventory.Entry)
+			entries := slices.Grow((*scratch)[:0], len(children[i]))[:len(children[i])]
 			for j, it := range children[i] {
 				k := it.Key
 				_, version := manifest.SplitAPIVersion(it.Ref.APIVersion)
@@ -668,6 +671,9 @@ func writeInventories(res *Result, outs []specOutput, opts *Options) {
 			}
 			out.order, out.digest = order, childrenDigest(children[i])
 			out.inventory = inventory.Format(entries)
+			clear(entries) // no strings held by the pool
+			*scratch = entries[:0]
+			inventoryEntries.Put(scratch)
 		}
 		s.Written = append(s.Written, inventory.Inventory, inventory.RenderDigest)
 		if reused {
@@ -686,6 +692,9 @@ func writeInventories(res *Result, outs []specOutput, opts *Options) {
 		out.specYAML = s.YAML
 	})
 }
+
+// inventoryEntries pools writeInventories' scratch entries.
+var inventoryEntries = sync.Pool{New: func() any { return new([]inventory.Entry) }}
 
 // encodedDigest is digest of m's YAML, without a copy of it.
 func encodedDigest(m map[string]any) string {
