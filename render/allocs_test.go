@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/wavesmith/wavesmith/generators/builtin"
@@ -57,17 +58,7 @@ spec:
 
 // allocKaotoBlock is the same Kaoto in block style only, as most spec
 // files are: manifest's fast decoder reads it (decodeSimple).
-const allocKaotoBlock = `apiVersion: designer.kaoto.io/v1alpha1
-kind: Kaoto
-metadata:
-  name: designer
-  namespace: demo
-spec:
-  image: quay.io/kaotoio/kaoto-app:2.4.0
-  ingress:
-    host: kaoto.example.com
-    path: /designer
-`
+var allocKaotoBlock = strings.Replace(allocKaoto, "  ingress: {host: kaoto.example.com, path: /designer}\n", "  ingress:\n    host: kaoto.example.com\n    path: /designer\n", 1)
 
 // A Component of the webapp chart (testdata/charts/webapp), read from a
 // file beside the examples as a user's would be.
