@@ -76,6 +76,9 @@ spec:
 // TestRenderAllocations is the regression guard of rendering speed: the
 // allocations of one render of one spec, against allocBudgets.
 func TestRenderAllocations(t *testing.T) {
+	if allocKaotoBlock == allocKaoto {
+		t.Fatal("allocKaotoBlock is allocKaoto: its ingress was not rewritten in block style")
+	}
 	for name, in := range map[string]string{"kaoto": allocKaoto, "kaoto-block": allocKaotoBlock, "chart-component": allocComponent} {
 		t.Run(name, func(t *testing.T) {
 			run := func() {
