@@ -142,9 +142,7 @@ func TestShippedRBAC(t *testing.T) {
 	create(t, kids...)
 	makeAvailable(t, ns, "rbac")
 	waitPhase(t, ns, "rbac", PhaseReady, time.Minute)
-	if writes.total.Load() == 0 {
-		t.Fatal("the status was not written by the impersonated manager")
-	}
+	waitCounted(t, "the status was not written by the impersonated manager", func() bool { return writes.total.Load() > 0 })
 
 	as, err := client.New(cfg, client.Options{Scheme: Scheme()})
 	if err != nil {

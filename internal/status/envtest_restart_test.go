@@ -56,9 +56,7 @@ func TestRestartWritesNothing(t *testing.T) {
 	for i := range n {
 		waitPhase(t, ns, name(i), PhaseReady, time.Minute)
 	}
-	if a.writes.total.Load() == 0 {
-		t.Fatal("the first controller wrote no status: the counter counts nothing")
-	}
+	waitCounted(t, "the first controller wrote no status: the counter counts nothing", func() bool { return a.writes.total.Load() > 0 })
 
 	// A standby fills its cache while a leads; it reconciles nothing.
 	warm := make(chan struct{})
