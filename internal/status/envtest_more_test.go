@@ -233,11 +233,7 @@ func TestLeaderElection(t *testing.T) {
 	})
 	b := start("b")
 	kaotoPending("first")
-	// A write is counted once its answer is in (writeCounter), and the
-	// phase can be read before the writer has its answer: waited for.
-	eventually(t, 10*time.Second, "a's status write counted", func() (bool, string) {
-		return a.writes.total.Load() > 0, "leader a wrote no status"
-	})
+	waitCounted(t, "leader a wrote no status", func() bool { return a.writes.total.Load() > 0 })
 	if n := b.writes.total.Load(); n != 0 {
 		t.Errorf("status writes: follower b %d, want none", n)
 	}
@@ -262,7 +258,5 @@ func TestLeaderElection(t *testing.T) {
 	})
 	t.Logf("hand-over: b holds the Lease %v after a was told to stop", time.Since(stopped).Round(time.Millisecond))
 	kaotoPending("second")
-	eventually(t, 10*time.Second, "b's status write counted", func() (bool, string) {
-		return b.writes.total.Load() > 0, "b leads and wrote no status"
-	})
+	waitCounted(t, "b leads and wrote no status", func() bool { return b.writes.total.Load() > 0 })
 }
