@@ -77,11 +77,7 @@ func TestShards(t *testing.T) {
 	mainInst := start("!" + ShardKey)
 	wait(StatePending, shard...)
 	wait(StatePending, main...)
-	// A write is counted once its answer is in (writeCounter), which can
-	// follow the status the test saw.
-	eventually(t, time.Minute, "each instance's writes counted", func() (bool, string) {
-		return writes(one, shard) > 0 && writes(mainInst, main) > 0, fmt.Sprint(writes(one, shard), writes(mainInst, main))
-	})
+	waitCounted(t, "each instance's writes counted", func() bool { return writes(one, shard) > 0 && writes(mainInst, main) > 0 })
 	if got := [4]int{writes(one, shard), writes(one, main), writes(mainInst, main), writes(mainInst, shard)}; got[0] == 0 || got[1] != 0 || got[2] == 0 || got[3] != 0 {
 		t.Errorf("status writes (shard one: own, others'; main: own, others') = %v; want each only its own", got)
 	}
