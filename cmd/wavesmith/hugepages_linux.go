@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -28,11 +30,12 @@ import (
 // kept: the resident memory grows only as the heap is used, by up to 2 MiB
 // a step. Skipped where GODEBUG=disablethp=1 asks the runtime for the
 // opposite, on 32-bit platforms, under a strict commit limit or an
-// address-space limit, and where the kernel refuses the advice; at most
-// half of a GOMEMLIMIT. It costs 5 to 10 ms: largeRender calls it for
+// address-space limit, where the kernel refuses the advice, and where
+// small pages cost less (smallPagesBacked); at most half of a
+// GOMEMLIMIT. It costs 5 to 10 ms: largeRender calls it for
 // large renders only.
 func hugePageHeap(getenv func(string) string, n int) {
-	if strconv.IntSize < 64 || godebugDisablesTHP(getenv("GODEBUG")) || !overcommits() || addressSpaceLimited() {
+	if strconv.IntSize < 64 || godebugDisablesTHP(getenv("GODEBUG")) || !overcommits() || addressSpaceLimited() || smallPagesFirst(n) {
 		return
 	}
 	// Within half the memory limit the user may have set (GOMEMLIMIT):
@@ -59,6 +62,93 @@ func hugePageHeap(getenv func(string) string, n int) {
 	// the heap grows into it: one complete collection (any collection
 	// running when it is called is finished first), then the release.
 	debug.FreeOSMemory()
+}
+
+// smallPagesFirst reports whether small pages would cost less than huge
+// pages for a heap of n bytes here (smallPagesBacked); tests replace it.
+var smallPagesFirst = smallPagesBacked
+
+// smallPagesBacked reports whether this is a virtual machine that hands
+// its free memory back to the host (virtio-balloon free page reporting)
+// and has n bytes free in blocks smaller than those it reports. The
+// kernel reports a free block of the reporting order (2 MiB, a huge
+// page's size, by default) or larger once it has been free a while (2
+// seconds), and the host must back such a block anew when it is used
+// again: about 3 ms for 2 MiB on the VM of docs/performance.md. A huge
+// page needs a whole block of that order, so a render that starts a
+// second or more after the last one frees its memory takes reported
+// blocks for its heap; small pages come first from the free blocks below
+// that order, which are never reported. There the region made the
+// 10,000-Kaoto stream 30% dearer in CPU, a one-spec re-render 20%.
+// Elsewhere (no reporting, or too little free below its order: a fresh
+// VM's free memory lies in large blocks, and small pages come from
+// reported ones too) the region saves a fault per 4 KiB.
+func smallPagesBacked(n int) bool {
+	sys, err := fsroot.OpenRoot("/sys")
+	if err != nil {
+		return false
+	}
+	defer sys.Close()
+	b, err := sys.ReadFile("/sys/module/page_reporting/parameters/page_reporting_order")
+	if err != nil {
+		return false
+	}
+	order, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || order <= 0 {
+		return false
+	}
+	const proc = "/proc"
+	if b, err = fsroot.ReadFile(proc, proc+"/buddyinfo"); err != nil || freeBelow(b, order, os.Getpagesize()) < int64(n) {
+		return false
+	}
+	return reportingBalloon(sys)
+}
+
+// reportingBalloon reports whether a virtio balloon device here offers
+// free page reporting (feature bit 5, VIRTIO_BALLOON_F_REPORTING): the
+// kernel reports free memory only to such a device.
+func reportingBalloon(sys *fsroot.Root) bool {
+	for i := range maxVirtioDevices {
+		dev := fmt.Sprintf("/sys/bus/virtio/devices/virtio%d", i)
+		id, err := sys.ReadFile(dev + "/device")
+		if err != nil || strings.TrimSpace(string(id)) != virtioBalloonID {
+			continue
+		}
+		if f, err := sys.ReadFile(dev + "/features"); err == nil && len(f) > balloonReporting && f[balloonReporting] == '1' {
+			return true
+		}
+	}
+	return false
+}
+
+// The virtio device ID of a memory balloon and the bit of its features
+// that offers free page reporting (the virtio specification, 5.5).
+// maxVirtioDevices bounds the devices looked at (virtio0 and on; their
+// numbers may have gaps where one was removed).
+const (
+	virtioBalloonID  = "0x0005"
+	balloonReporting = 5
+	maxVirtioDevices = 32
+)
+
+// freeBelow returns the free bytes that buddyinfo (the text of
+// /proc/buddyinfo: a line per zone, the number of free blocks of each
+// order, 0 first) counts in blocks of an order below order.
+func freeBelow(buddyinfo []byte, order, pageSize int) int64 {
+	var pages int64
+	for _, line := range strings.Split(string(buddyinfo), "\n") {
+		f := strings.Fields(line)
+		// "Node 0, zone Normal c0 c1 ...": the counts follow the zone.
+		if len(f) < 5 || f[0] != "Node" || f[2] != "zone" {
+			continue
+		}
+		for o, c := range f[4:min(len(f), 4+order)] {
+			if n, err := strconv.ParseInt(c, 10, 64); err == nil && n > 0 {
+				pages += n << o
+			}
+		}
+	}
+	return pages * int64(pageSize)
 }
 
 // hugePiece is the size of the allocations that take the address space.

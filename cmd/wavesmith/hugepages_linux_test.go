@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/wavesmith/wavesmith/internal/fsroot"
 	"github.com/wavesmith/wavesmith/internal/treecache"
 )
 
@@ -24,6 +25,9 @@ func TestHugePageHeap(t *testing.T) {
 		{"called", "call", "", "", 16, 32},
 		{"not called", "skip", "", "", 0, 0},
 		{"GODEBUG=disablethp=1", "call", "disablethp=1", "", 0, 0},
+		// A VM that reports free memory to its host and holds enough
+		// free below the order it reports (smallPagesBacked).
+		{"small pages served first", "served", "", "", 0, 0},
 		// Under ulimit -v the region would count as used to the end.
 		{"address-space limit", "limited", "", "", 0, 0},
 		// Under a low GOMEMLIMIT it takes half the limit (8 MiB of the 64
@@ -125,4 +129,55 @@ func TestGodebugDisablesTHP(t *testing.T) {
 // limitAddressSpace sets this process's RLIMIT_AS (ulimit -v) to n bytes.
 func limitAddressSpace(n uint64) error {
 	return unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: n, Max: n})
+}
+
+// TestFreeBelow: the free bytes /proc/buddyinfo counts below an order,
+// on the text of a 2-core VM with 24 GiB (kernel 6.18) and on text that
+// is not buddyinfo's.
+func TestFreeBelow(t *testing.T) {
+	const vm = `Node 0, zone      DMA      0      0      0      0      0      0      0      0      1      1      3 
+Node 0, zone    DMA32     53    140    134    115     92     47     32     30     22     14    731 
+Node 0, zone   Normal   4626   4047   4333   4227   3172   2137   1657   1193    837    655   3918 
+`
+	// Below order 9, in pages: DMA 256 (one block of order 8); DMA32
+	// 53+280+536+920+1472+1504+2048+3840+5632 = 16,285; Normal 4626+8094+17332+33816+50752+68384+106048+152704+214272
+	// = 656,028.
+	for _, tc := range []struct {
+		name, text string
+		order      int
+		want       int64
+	}{
+		{"order 9", vm, 9, (256 + 16285 + 656028) * 4096},
+		{"order 1: single pages", vm, 1, (53 + 4626) * 4096},
+		{"order 0: nothing below", vm, 0, 0},
+		{"order past the counts", vm, 20, -1}, // every count: checked below
+		{"empty", "", 9, 0},
+		{"not buddyinfo", "MemTotal: 24684084 kB\nNode 0, Normal 1 2 3\n", 9, 0},
+		{"a count that is not a number", "Node 0, zone Normal 1 x 4\n", 9, (1 + 16) * 4096},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := freeBelow([]byte(tc.text), tc.order, 4096)
+			if tc.want < 0 {
+				tc.want = freeBelow([]byte(tc.text), 11, 4096)
+			}
+			if got != tc.want {
+				t.Errorf("freeBelow(order %d) = %d, want %d", tc.order, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestSmallPagesBacked: the decision on this machine agrees with what
+// its kernel says (logged, so that a run shows which way it went): no
+// page reporting, or too little free below its order, takes the region.
+func TestSmallPagesBacked(t *testing.T) {
+	order, err := fsroot.ReadFile("/sys", "/sys/module/page_reporting/parameters/page_reporting_order")
+	got := smallPagesBacked(hugePageHeapSize)
+	t.Logf("page_reporting_order %q (%v); small pages first for %d MiB: %v", strings.TrimSpace(string(order)), err, hugePageHeapSize>>20, got)
+	if err != nil && got {
+		t.Errorf("smallPagesBacked = true without page reporting (%v)", err)
+	}
+	if got && smallPagesBacked(1<<62) {
+		t.Error("smallPagesBacked(2^62 bytes) = true: the free memory was not weighed")
+	}
 }

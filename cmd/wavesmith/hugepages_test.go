@@ -41,6 +41,10 @@ func hugePageChild(mode string) int {
 }
 
 func hugePageChildRun(mode string) error {
+	// What the region does, not whether this machine's free memory
+	// calls for it (smallPagesBacked): only "served" is told that small
+	// pages cost less here.
+	smallPagesFirst = func(int) bool { return mode == "served" }
 	switch mode {
 	case "collections":
 		fmt.Println(collectionsDuring(func() { hugePageHeap(os.Getenv, 64<<20) }))
@@ -105,7 +109,8 @@ func hugePageChildRun(mode string) error {
 const hugePageDirEnv = "WAVESMITH_TEST_HUGEPAGE_DIR"
 
 // prepare readies the child as mode says before its allocations are
-// probed: hugePageHeap called ("call"), under an address-space limit
+// probed: hugePageHeap called ("call"; "served": where small pages
+// cost less), under an address-space limit
 // ("limited"), or not at all (any other mode); under the memory policy
 // as main sets it, largeRender told of inputs at and just below the
 // thresholds ("large", "small"), hugePageBytes read through readHint
@@ -114,7 +119,7 @@ const hugePageDirEnv = "WAVESMITH_TEST_HUGEPAGE_DIR"
 // "fn" the ResourceList there (resourcelist.yaml) on standard input.
 func prepare(mode string) error {
 	switch mode {
-	case "call":
+	case "call", "served":
 		hugePageHeap(os.Getenv, 64<<20)
 	case "limited": // under an address-space limit, however large
 		if err := limitAddressSpace(1 << 40); err != nil {
