@@ -1,9 +1,9 @@
 package main
 
 import (
-	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -66,11 +66,12 @@ func hugePageHeap(getenv func(string) string, n int) {
 
 // smallPagesFirst reports whether small pages would cost less than huge
 // pages for a heap of n bytes here (smallPagesBacked); tests replace it.
-var smallPagesFirst = smallPagesBacked
+var smallPagesFirst = func(n int) bool { return smallPagesBacked("/sys", "/proc", n) }
 
 // smallPagesBacked reports whether this is a virtual machine that hands
 // its free memory back to the host (virtio-balloon free page reporting)
-// and has n bytes free in blocks smaller than those it reports. The
+// and has n bytes free in blocks smaller than those it reports, reading
+// the kernel's files under sysDir and procDir (/sys and /proc). The
 // kernel reports a free block of the reporting order (2 MiB, a huge
 // page's size, by default) or larger once it has been free a while (2
 // seconds), and the host must back such a block anew when it is used
@@ -83,53 +84,46 @@ var smallPagesFirst = smallPagesBacked
 // Elsewhere (no reporting, or too little free below its order: a fresh
 // VM's free memory lies in large blocks, and small pages come from
 // reported ones too) the region saves a fault per 4 KiB.
-func smallPagesBacked(n int) bool {
-	sys, err := fsroot.OpenRoot("/sys")
+func smallPagesBacked(sysDir, procDir string, n int) bool {
+	sys, err := fsroot.OpenRoot(sysDir)
 	if err != nil {
 		return false
 	}
 	defer sys.Close()
-	b, err := sys.ReadFile("/sys/module/page_reporting/parameters/page_reporting_order")
+	b, err := sys.ReadFile(filepath.Join(sysDir, "module/page_reporting/parameters/page_reporting_order"))
 	if err != nil {
 		return false
 	}
 	order, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || order <= 0 {
+	if err != nil || order <= 0 || !reportingBalloon(sys) {
 		return false
 	}
-	const proc = "/proc"
-	if b, err = fsroot.ReadFile(proc, proc+"/buddyinfo"); err != nil || freeBelow(b, order, os.Getpagesize()) < int64(n) {
-		return false
-	}
-	return reportingBalloon(sys)
+	b, err = fsroot.ReadFile(procDir, filepath.Join(procDir, "buddyinfo"))
+	return err == nil && freeBelow(b, order, os.Getpagesize()) >= int64(n)
 }
 
-// reportingBalloon reports whether a virtio balloon device here offers
-// free page reporting (feature bit 5, VIRTIO_BALLOON_F_REPORTING): the
-// kernel reports free memory only to such a device.
+// reportingBalloon reports whether a virtio device under sys is a memory
+// balloon (device ID 5) that offers free page reporting (feature bit 5,
+// VIRTIO_BALLOON_F_REPORTING; the virtio specification, 5.5): the kernel
+// reports free memory only to such a device.
 func reportingBalloon(sys *fsroot.Root) bool {
-	for i := range maxVirtioDevices {
-		dev := fmt.Sprintf("/sys/bus/virtio/devices/virtio%d", i)
-		id, err := sys.ReadFile(dev + "/device")
-		if err != nil || strings.TrimSpace(string(id)) != virtioBalloonID {
+	devices := filepath.Join(sys.Dir(), "bus/virtio/devices")
+	entries, err := sys.ReadDir(devices)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		dev := filepath.Join(devices, e.Name())
+		id, err := sys.ReadFile(filepath.Join(dev, "device"))
+		if err != nil || strings.TrimSpace(string(id)) != "0x0005" {
 			continue
 		}
-		if f, err := sys.ReadFile(dev + "/features"); err == nil && len(f) > balloonReporting && f[balloonReporting] == '1' {
+		if f, err := sys.ReadFile(filepath.Join(dev, "features")); err == nil && len(f) > 5 && f[5] == '1' {
 			return true
 		}
 	}
 	return false
 }
-
-// The virtio device ID of a memory balloon and the bit of its features
-// that offers free page reporting (the virtio specification, 5.5).
-// maxVirtioDevices bounds the devices looked at (virtio0 and on; their
-// numbers may have gaps where one was removed).
-const (
-	virtioBalloonID  = "0x0005"
-	balloonReporting = 5
-	maxVirtioDevices = 32
-)
 
 // freeBelow returns the free bytes that buddyinfo (the text of
 // /proc/buddyinfo: a line per zone, the number of free blocks of each
